@@ -1,0 +1,75 @@
+"""Renditions: what every non-Markdown source becomes before sectioning.
+
+A converter turns a source (HTML page, DOCX, PDF, reStructuredText, notebook, …) into a
+:class:`Rendition`: UTF-8 Markdown bytes that the sectioner splits like any Markdown file,
+plus the :class:`Block` list that ties byte ranges of that Markdown back to positions in the
+original. The index stores the Markdown in its raw cache and the blocks in its database;
+a section's ``locator`` is built from the blocks its own byte range overlaps
+(:meth:`Rendition.locator_for`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One addressable unit of the original (paragraph, table row, list item, PDF line group)."""
+
+    md_start: int
+    """UTF-8 byte offset in the rendition where the block's Markdown starts (inclusive)."""
+    md_end: int
+    """UTF-8 byte offset in the rendition where it ends (exclusive)."""
+    kind: str
+    """``"paragraph"``, ``"heading"``, ``"table_row"``, ``"list_item"``, ``"lines"``, …"""
+    text: str
+    """Visible text of the block (whitespace-normalised), used for fingerprints and tests."""
+    positions: tuple[dict[str, Any], ...]
+    """Source positions, e.g. ``{"type": "paraid", ...}`` or ``{"type": "bbox", ...}``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rendition:
+    """Markdown rendition of one source document."""
+
+    markdown: bytes
+    """UTF-8 Markdown; section offsets point into these bytes."""
+    source_kind: str
+    """``"markdown"``, ``"text"``, ``"html"``, ``"url"``, ``"docx"``, ``"pdf"``, ``"rst"``, …"""
+    title: str | None = None
+    """Document title found by the converter (overrides the sectioner's guess when set)."""
+    blocks: tuple[Block, ...] = ()
+    """Addressable blocks in document order (empty for Markdown/text sources)."""
+    source_ref: str | None = None
+    """Where the original lives: absolute path or URL (locators are relative to it)."""
+    meta: dict[str, Any] = field(default_factory=dict)
+    """Converter metadata (byline, lang, platform, page count, etag, …); JSON-serialisable."""
+
+    def locator_for(
+        self, byte_start: int, byte_end: int, *, anchor: str | None = None
+    ) -> dict[str, Any] | None:
+        """Locator for the rendition byte range ``[byte_start, byte_end)``.
+
+        Args:
+            byte_start, byte_end: half-open UTF-8 byte range in :attr:`markdown`.
+            anchor: the section heading's fragment (slug or explicit id), if any.
+
+        Returns:
+            ``None`` for Markdown/text sources; for web pages ``{"url": url#anchor}``;
+            otherwise ``{"source": source_ref, "blocks": [positions of overlapping blocks]}``
+            (format converters may return a richer, format-specific shape).
+        """
+        if self.source_kind in ("markdown", "text"):
+            return None
+        if self.source_kind in ("html", "url") and self.source_ref:
+            url = self.source_ref.split("#", 1)[0]
+            return {"url": f"{url}#{anchor}" if anchor else url}
+        positions = [
+            p
+            for b in self.blocks
+            if b.md_start < byte_end and b.md_end > byte_start
+            for p in b.positions
+        ]
+        return {"source": self.source_ref, "positions": positions}
