@@ -20,12 +20,12 @@ help:
 
 # The stamp depends on pyproject.toml, so an unchanged checkout re-runs in well under a second.
 $(VENV)/.stamp-base: pyproject.toml
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	test -x $(PY) || { $(PYTHON) -m venv $(VENV) && $(PY) -m pip install -q --disable-pip-version-check -U 'pip>=25'; }
 	$(PY) -m pip install -q --disable-pip-version-check -e .
 	touch $@
 
 $(VENV)/.stamp-test: pyproject.toml
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	test -x $(PY) || { $(PYTHON) -m venv $(VENV) && $(PY) -m pip install -q --disable-pip-version-check -U 'pip>=25'; }
 	$(PY) -m pip install -q --disable-pip-version-check -e '.[test]'
 	touch $(VENV)/.stamp-base $@
 
