@@ -148,7 +148,9 @@ class RepoNotFound(DocmunchError):
     """No indexed repo is called ``repo``."""
 
     def __init__(self, repo: str) -> None:
-        super().__init__(f"unknown repo {repo!r}; `docmunch list` (MCP: list_repos) shows the indexed ones")
+        super().__init__(
+            f"unknown repo {repo!r}; `docmunch list` (MCP: list_repos) shows the indexed ones"
+        )
         self.repo = repo
 
 
