@@ -37,11 +37,11 @@ browser:
 	@bash oracle/setup.sh
 
 test: venv-test browser
-	$(VENV)/bin/ruff check docmunch oracle tests bench
+	$(VENV)/bin/ruff check docmunch oracle tests bench fixtures
 	$(PY) -m pytest
 
 lint: venv-test
-	$(VENV)/bin/ruff check docmunch oracle tests bench
+	$(VENV)/bin/ruff check docmunch oracle tests bench fixtures
 
 demo: venv
 	@DOCS="$(DOCS)" DEMO_QUERY="$(DEMO_QUERY)" bash scripts/demo.sh
