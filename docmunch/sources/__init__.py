@@ -1,0 +1,1 @@
+"""Where documents come from beyond one local folder: web pages, whole sites, GitHub repos."""
