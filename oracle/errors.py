@@ -21,7 +21,7 @@ class OracleError(DocmunchError):
 
 
 class FixtureMismatch(OracleError):
-    """A fixture file's sha256 differs from the one recorded in ``fixtures/pages.toml``; ``path`` is the file."""
+    """A fixture's sha256 differs from the one in ``fixtures/pages.toml``; ``path`` is the file."""
 
     def __init__(self, message: str, *, path: Path) -> None:
         super().__init__(message)

@@ -16,9 +16,51 @@ from lxml import etree
 __all__ = ["BLOCK_TAGS", "HtmlView", "html_text", "parse_fragment", "view"]
 
 BLOCK_TAGS = frozenset(
-    "address article aside blockquote body br caption dd details dialog div dl dt fieldset figcaption "
-    "figure footer form h1 h2 h3 h4 h5 h6 header hr html li main nav ol p pre section summary table "
-    "tbody td tfoot th thead tr ul".split()
+    {
+        "address",
+        "article",
+        "aside",
+        "blockquote",
+        "body",
+        "br",
+        "caption",
+        "dd",
+        "details",
+        "dialog",
+        "div",
+        "dl",
+        "dt",
+        "fieldset",
+        "figcaption",
+        "figure",
+        "footer",
+        "form",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "header",
+        "hr",
+        "html",
+        "li",
+        "main",
+        "nav",
+        "ol",
+        "p",
+        "pre",
+        "section",
+        "summary",
+        "table",
+        "tbody",
+        "td",
+        "tfoot",
+        "th",
+        "thead",
+        "tr",
+        "ul",
+    }
 )
 """Elements whose start and end separate words (HTML Living Standard block-level and table parts)."""
 
@@ -84,8 +126,7 @@ def view(html: str) -> HtmlView:
     out: list[str] = []
     _walk(root, out)
     headings = tuple(
-        (int(el.tag[1]), el.text_content())
-        for el in root.iter("h1", "h2", "h3", "h4", "h5", "h6")
+        (int(el.tag[1]), el.text_content()) for el in root.iter("h1", "h2", "h3", "h4", "h5", "h6")
     )
     pres = tuple(el.text_content() for el in root.iter("pre") if next(el.iterancestors("pre"), None) is None)
     return HtmlView("".join(out), headings, pres)

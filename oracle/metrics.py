@@ -66,7 +66,7 @@ def title_match(ours: str | None, reference: str | None) -> bool:
 
 
 def token_similarity(ours: Sequence[str], reference: Sequence[str]) -> float:
-    """Order-sensitive similarity in [0, 1]: ``rapidfuzz.distance.Indel.normalized_similarity`` on token lists.
+    """Order-sensitive similarity in [0, 1]: rapidfuzz ``Indel.normalized_similarity`` on token lists.
 
     Indel similarity = 1 - (insertions + deletions) / (len(ours) + len(reference)), i.e.
     2·LCS / (len(ours) + len(reference)). Two empty lists score 1.0.

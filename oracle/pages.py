@@ -129,7 +129,9 @@ def render_manifest(root: Path) -> str:
     return "\n".join(out)
 
 
-def _truth_entry(root: Path, truth_rel: str, page_rel: str, cache: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def _truth_entry(
+    root: Path, truth_rel: str, page_rel: str, cache: dict[str, dict[str, Any]]
+) -> dict[str, Any]:
     if truth_rel not in cache:
         cache[truth_rel] = json.loads((root / truth_rel).read_text(encoding="utf-8"))
     site_dir = str(Path(truth_rel).parent)
@@ -140,7 +142,9 @@ def _truth_entry(root: Path, truth_rel: str, page_rel: str, cache: dict[str, dic
     raise OracleError(f"{truth_rel} has no entry for {own}")
 
 
-def load_pages(which: Literal["gate", "wide"], *, root: Path | None = None, manifest: Path = MANIFEST) -> list[Page]:
+def load_pages(
+    which: Literal["gate", "wide"], *, root: Path | None = None, manifest: Path = MANIFEST
+) -> list[Page]:
     """Pages of one set, in manifest order, each file's sha256 verified.
 
     Raises :class:`OracleError` (missing manifest or file) or :class:`FixtureMismatch` (sha256 differs).

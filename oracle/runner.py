@@ -191,7 +191,9 @@ class OracleRunner:
 
     def __enter__(self) -> OracleRunner:
         if not self._executable.is_file():
-            raise OracleError(f"{self._executable} not found; run `bash oracle/setup.sh` (apt-get install chromium)")
+            raise OracleError(
+                f"{self._executable} not found; run `bash oracle/setup.sh` (apt-get install chromium)"
+            )
         from playwright.sync_api import sync_playwright
 
         self._profile = tempfile.TemporaryDirectory(prefix="docmunch-oracle-")
