@@ -31,6 +31,22 @@ class Block:
 
 
 @dataclass(frozen=True, slots=True)
+class HeadingSpec:
+    """A heading found by a non-Markdown parser (reStructuredText, …) on the stored bytes."""
+
+    line: int
+    """0-based line (``\\r\\n``, ``\\r`` or ``\\n`` end a line) where the section starts."""
+    level: int
+    """Heading level 1–6 (0 only for a leading preamble)."""
+    title: str
+    """Title as inline Markdown (plain text is fine; ``{#id}`` at the end is honoured)."""
+    anchor: str | None = None
+    """The id a renderer gives the heading (URL fragment), if known."""
+    summary: str = ""
+    """First sentence or paragraph of the section body (≤ 200 characters)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Rendition:
     """Markdown rendition of one source document."""
 
@@ -44,6 +60,10 @@ class Rendition:
     """Addressable blocks in document order (empty for Markdown/text sources)."""
     source_ref: str | None = None
     """Where the original lives: absolute path or URL (locators are relative to it)."""
+    headings: tuple[HeadingSpec, ...] | None = None
+    """When set, section starts given by the source's own parser: the sectioner splits
+    :attr:`markdown` at these lines instead of parsing it as Markdown. A first spec of level 0
+    marks a preamble (text before the first heading)."""
     meta: dict[str, Any] = field(default_factory=dict)
     """Converter metadata (byline, lang, platform, page count, etag, …); JSON-serialisable."""
 
@@ -61,7 +81,7 @@ class Rendition:
             otherwise ``{"source": source_ref, "blocks": [positions of overlapping blocks]}``
             (format converters may return a richer, format-specific shape).
         """
-        if self.source_kind in ("markdown", "text"):
+        if self.source_kind in ("markdown", "text", "rst", "mdx"):
             return None
         if self.source_kind in ("html", "url") and self.source_ref:
             url = self.source_ref.split("#", 1)[0]
