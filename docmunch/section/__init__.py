@@ -1,0 +1,26 @@
+"""Markdown → section tree with byte offsets, slugs, ids and hashes (design brief §3).
+
+Public surface::
+
+    split_markdown(data, *, repo, doc_path) -> ParsedDocument
+    split_text(data, *, repo, doc_path) -> ParsedDocument
+    slugify(text) -> str
+    section_id(repo, doc_path, slug_path, level) -> str
+    Section, ParsedDocument
+
+The rules (lead-in, preamble, nested headings, slugs, summaries) are documented in
+:mod:`docmunch.section.split` and :mod:`docmunch.section.slug`.
+"""
+
+from docmunch.section.model import ParsedDocument, Section
+from docmunch.section.slug import slugify
+from docmunch.section.split import section_id, split_markdown, split_text
+
+__all__ = [
+    "ParsedDocument",
+    "Section",
+    "section_id",
+    "slugify",
+    "split_markdown",
+    "split_text",
+]

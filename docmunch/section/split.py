@@ -1,0 +1,286 @@
+"""Split Markdown (and plain text) into sections with exact UTF-8 byte offsets.
+
+How offsets are found: the document is decoded as UTF-8 and handed to markdown-it-py's
+*block* parser (CommonMark + GFM tables; inline parsing is done only for heading text and
+for the one paragraph per section that gives the summary). Headings come back with ``map``
+line numbers. markdown-it normalises CRLF and lone CR to LF before counting lines
+(CommonMark §2.1 "line ending"), so the byte offset of every line start is computed on the
+*original* bytes with the same rule (``\\r\\n``, ``\\r`` or ``\\n`` end a line); line N of the
+parser is then byte ``line_starts[N]`` of the file. Line endings are ASCII, so this mapping is
+exact whatever the encoding of the text in between.
+
+Rules decided here:
+
+* **Lead-in.** A UTF-8 BOM, YAML/TOML front matter (see :mod:`.frontmatter`) and blank lines
+  before the first section are not body text. ``ParsedDocument.body_start`` is the first
+  byte of the first section (``len(data)`` when there is none); the sections' own ranges tile
+  ``[body_start, len(data))`` exactly. So a heading's ``byte_start`` always points at its own
+  line (its ``#``, or the 1–3 spaces of indentation before it), never at a BOM.
+* **Preamble.** A level-0 section (slug ``_preamble``) exists only when there is non-blank
+  text between the lead-in and the first heading. Its title is the document title, else the
+  file name; its ``line`` is the 0-based line where it starts.
+* **Which headings start sections.** Only headings at the document's top nesting level:
+  a heading inside a blockquote or list item is quoted/list content and stays in the body
+  of the enclosing section (GitHub renders it as a heading, but it is not part of the
+  document outline). Everything else is decided by the CommonMark parser: ATX headings
+  indented 1–3 spaces count; ``#`` lines in fences (any length, any info string), indented
+  code, list-item fences and HTML blocks (including ``<!-- -->`` comments) do not; ``---``
+  under a paragraph is a setext underline but after a list item, blockquote or fence is a
+  thematic break. A setext heading's section starts at its first text line.
+* **Slugs** (see :mod:`.slug`): explicit ``{#id}`` else the GitHub slug of the title,
+  de-duplicated across the whole document; an empty slug falls back to
+  ``section-<n>``, n = 1-based ordinal of the heading among the document's headings (then
+  de-duplicated like any slug). ``anchor`` is the explicit id, else the unique slug.
+* **Summary**: the first sentence (≤ 200 characters) of the first paragraph of the section's
+  own body that has visible text, skipping code, HTML blocks/comments, tables and paragraphs
+  made only of Hugo/mdBook shortcodes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from bisect import bisect_right
+from dataclasses import dataclass, replace
+from pathlib import PurePosixPath
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from docmunch.errors import ConvertError
+from docmunch.section.frontmatter import find_front_matter
+from docmunch.section.model import ParsedDocument, Section
+from docmunch.section.plain import collapse, first_sentence, inline_plain, is_shortcode_only
+from docmunch.section.slug import Slugger, slugify, split_explicit_id
+
+__all__ = ["PREAMBLE_SLUG", "section_id", "split_markdown", "split_text"]
+
+PREAMBLE_SLUG = "_preamble"
+"""Slug (and slug_path) of the level-0 section before the first heading."""
+
+BOM = b"\xef\xbb\xbf"
+_MD = MarkdownIt("commonmark").enable("table")
+_NEWLINE_RE = re.compile(rb"\r\n?|\n")
+_NON_BLANK_RE = re.compile(rb"[^ \t\r\n\f\v]")
+_SUMMARY_SOURCE_CHARS = 2000
+
+
+def section_id(repo: str, doc_path: str, slug_path: str, level: int) -> str:
+    """The section id ``{repo}::{doc_path}::{slug_path}#{level}`` (design brief §3)."""
+    return f"{repo}::{doc_path}::{slug_path}#{level}"
+
+
+@dataclass(slots=True)
+class _Heading:
+    line: int  # 0-based line in the parsed body
+    level: int
+    source: str  # inline Markdown of the heading text
+    start: int = 0  # byte offset of its first line
+    summary: str | None = None
+
+
+def split_markdown(data: bytes, *, repo: str, doc_path: str) -> ParsedDocument:
+    """Split a Markdown document into sections.
+
+    Args:
+        data: the file's bytes exactly as stored (BOM, CRLF and lone CR allowed).
+        repo: repo name, the first part of every section id.
+        doc_path: POSIX path of the document inside the repo.
+
+    Returns:
+        A :class:`ParsedDocument` whose sections' own ranges tile ``[body_start, len(data))``.
+
+    Raises:
+        ConvertError: the bytes are not valid UTF-8.
+    """
+    lead = len(BOM) if data.startswith(BOM) else 0
+    front = find_front_matter(data, lead)
+    fm_end, fm_lines = (front.end, front.lines) if front else (lead, 0)
+    _check_utf8(data[:fm_end], doc_path, 0)
+    body = _check_utf8(data[fm_end:], doc_path, fm_end)
+    if "\r" in body:
+        body = body.replace("\r\n", "\n").replace("\r", "\n")
+    if "\0" in body:
+        body = body.replace("\0", "\ufffd")  # markdown-it's normalize rule, same lengths
+
+    env: dict[str, Any] = {}
+    tokens: list[Token] = []
+    _MD.block.parse(body, _MD, env, tokens)  # returns None for empty input; fills `tokens`
+    line_starts = [fm_end]
+    line_starts.extend(m.end() for m in _NEWLINE_RE.finditer(data, fm_end))
+
+    # One pass over the block tokens: top-level headings, and for each section the first
+    # paragraph that has visible text (its inline content is parsed only then).
+    preamble = _Heading(line=0, level=0, source="")
+    headings: list[_Heading] = []
+    current = preamble
+    for i, token in enumerate(tokens):
+        if token.type == "heading_open" and token.level == 0 and token.map is not None:
+            current = _Heading(token.map[0], int(token.tag[1]), tokens[i + 1].content)
+            current.start = line_starts[current.line]
+            headings.append(current)
+        elif token.type == "paragraph_open" and current.summary is None:
+            # the first sentence lies well within the first 2000 characters
+            text = inline_plain(_MD, tokens[i + 1].content[:_SUMMARY_SOURCE_CHARS], env)
+            if text.strip() and not is_shortcode_only(text):
+                current.summary = first_sentence(text)
+
+    end = len(data)
+    first_heading = headings[0].start if headings else end
+    blank = _NON_BLANK_RE.search(data, fm_end, first_heading)
+    if blank is not None:
+        preamble.line = bisect_right(line_starts, blank.start()) - 1
+        preamble.start = line_starts[preamble.line]
+        body_start = preamble.start
+    else:
+        body_start = first_heading
+
+    doc_title = _front_title(front.data if front else {})
+    sections = _build(
+        headings, preamble if blank is not None else None, _MD, env, end=end,
+        data=data, repo=repo, doc_path=doc_path, doc_title=doc_title, fm_lines=fm_lines,
+    )
+    if doc_title is None:
+        doc_title = next((s.title for s in sections if s.level == 1 and s.title), None)
+    if sections and sections[0].level == 0:
+        first = sections[0]
+        title = doc_title or PurePosixPath(doc_path).name
+        sections[0] = replace(first, title=title)
+    return ParsedDocument(
+        title=doc_title,
+        sections=tuple(sections),
+        front_matter=front.data if front else {},
+        body_start=body_start,
+    )
+
+
+def split_text(data: bytes, *, repo: str, doc_path: str) -> ParsedDocument:
+    """Treat a plain-text file as one level-0 section (only when it has non-blank text).
+
+    The section covers the whole file after an optional BOM; its title is the file name and
+    its summary the first sentence of the text. ``ParsedDocument.title`` is ``None``.
+
+    Raises:
+        ConvertError: the bytes are not valid UTF-8.
+    """
+    text = _check_utf8(data, doc_path, 0)
+    lead = len(BOM) if data.startswith(BOM) else 0
+    if not text.strip(" \t\r\n\f\v\ufeff"):
+        return ParsedDocument(title=None, sections=(), body_start=len(data))
+    slug_path = PREAMBLE_SLUG
+    section = Section(
+        id=section_id(repo, doc_path, slug_path, 0),
+        repo=repo,
+        doc_path=doc_path,
+        title=PurePosixPath(doc_path).name,
+        level=0,
+        parent_id=None,
+        slug=PREAMBLE_SLUG,
+        byte_start=lead,
+        byte_end=len(data),
+        subtree_end=len(data),
+        content_hash=hashlib.sha256(data[lead:]).hexdigest(),
+        summary=first_sentence(text[:4096].lstrip("\ufeff")),
+        token_estimate=(len(data) - lead) // 4,
+        line=0,
+        anchor=None,
+    )
+    return ParsedDocument(title=None, sections=(section,), body_start=lead)
+
+
+def _build(
+    headings: list[_Heading],
+    preamble: _Heading | None,
+    md: MarkdownIt,
+    env: dict[str, Any],
+    *,
+    end: int,
+    data: bytes,
+    repo: str,
+    doc_path: str,
+    doc_title: str | None,
+    fm_lines: int,
+) -> list[Section]:
+    sections: list[Section] = []
+    if preamble is not None:
+        stop = headings[0].start if headings else end
+        sections.append(
+            _section(
+                data, repo, doc_path, title="", level=0, parent_id=None, slug=PREAMBLE_SLUG,
+                slug_path=PREAMBLE_SLUG, start=preamble.start, stop=stop, subtree_end=stop,
+                summary=preamble.summary, line=fm_lines + preamble.line, anchor=None,
+            )
+        )
+    # subtree ends: the start of the next heading of the same or a lower level
+    subtree_ends = [end] * len(headings)
+    open_: list[int] = []  # indices of headings whose subtree is still open
+    for i, heading in enumerate(headings):
+        while open_ and headings[open_[-1]].level >= heading.level:
+            subtree_ends[open_.pop()] = heading.start
+        open_.append(i)
+
+    slugger = Slugger()
+    stack: list[tuple[int, str, str]] = []  # (level, slug_path, id) of open ancestors
+    for i, heading in enumerate(headings):
+        source, explicit = split_explicit_id(heading.source)
+        raw = inline_plain(md, source, env)
+        title = collapse(raw)
+        base = explicit or slugify(raw.strip()) or f"section-{i + 1}"
+        slug = slugger.unique(base)
+        while stack and stack[-1][0] >= heading.level:
+            stack.pop()
+        parent_path, parent_id = (stack[-1][1] + "/", stack[-1][2]) if stack else ("", None)
+        slug_path = parent_path + slug
+        stop = headings[i + 1].start if i + 1 < len(headings) else end
+        section = _section(
+            data, repo, doc_path, title=title, level=heading.level, parent_id=parent_id,
+            slug=slug, slug_path=slug_path, start=heading.start, stop=stop,
+            subtree_end=subtree_ends[i], summary=heading.summary,
+            line=fm_lines + heading.line, anchor=explicit or slug,
+        )
+        sections.append(section)
+        stack.append((heading.level, slug_path, section.id))
+    return sections
+
+
+def _section(
+    data: bytes, repo: str, doc_path: str, *, title: str, level: int, parent_id: str | None,
+    slug: str, slug_path: str, start: int, stop: int, subtree_end: int, summary: str | None,
+    line: int, anchor: str | None,
+) -> Section:
+    return Section(
+        id=section_id(repo, doc_path, slug_path, level),
+        repo=repo,
+        doc_path=doc_path,
+        title=title,
+        level=level,
+        parent_id=parent_id,
+        slug=slug,
+        byte_start=start,
+        byte_end=stop,
+        subtree_end=subtree_end,
+        content_hash=hashlib.sha256(data[start:stop]).hexdigest(),
+        summary=summary or "",
+        token_estimate=(stop - start) // 4,
+        line=line,
+        anchor=anchor,
+    )
+
+
+def _front_title(front: dict[str, Any]) -> str | None:
+    title = front.get("title")
+    if title is None or isinstance(title, dict | list):
+        return None
+    text = collapse(str(title))
+    return text or None
+
+
+def _check_utf8(chunk: bytes, doc_path: str, offset: int) -> str:
+    try:
+        return chunk.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConvertError(
+            f"{doc_path}: not valid UTF-8 at byte {offset + exc.start} ({exc.reason})",
+            path=doc_path,
+        ) from exc
