@@ -1,0 +1,97 @@
+"""``docmunch serve``: the MCP server over stdio (default) or streamable HTTP.
+
+Public surface: :func:`run`. The tools, their schemas and the initialize ``instructions`` live
+in ``_tools``; their implementations (thin calls into :class:`docmunch.index.Index`, the same
+core the CLI uses) in ``_handlers``; the SDK server object in ``_server``; the transports in
+``_stdio`` (wire hygiene) and ``_http`` (Origin/Host/token guard).
+
+Environment:
+
+- ``DOCMUNCH_HOME``: index root (as for every command).
+- ``DOCMUNCH_LOG``: stderr log level, ``debug`` | ``info`` (default) | ``warning`` | ``error``;
+  ``debug`` logs every JSON-RPC line in and out (to stderr, never stdout).
+- ``DOCMUNCH_MAX_RESPONSE_BYTES``: response ceiling (default 1 MiB).
+- ``DOCMUNCH_TOKEN``: bearer token for HTTP (required for non-loopback binds).
+- ``DOCMUNCH_ALLOWED_ORIGINS``: extra browser origins allowed over HTTP (comma-separated).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+__all__ = ["run"]
+
+logger = logging.getLogger("docmunch.serve")
+
+_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "warning": logging.WARNING, "error": logging.ERROR}
+
+
+def _configure_logging() -> None:
+    level_name = os.environ.get("DOCMUNCH_LOG", "info").strip().lower() or "info"
+    level = _LEVELS.get(level_name, logging.INFO)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    # Our own loggers at the chosen level; third-party ones (SDK, uvicorn, httpx) only from
+    # warnings up unless debug was asked for.
+    root.setLevel(level if level == logging.DEBUG else logging.WARNING)
+    logging.getLogger("docmunch").setLevel(level)
+    logging.captureWarnings(True)
+    if level_name not in _LEVELS:
+        logger.warning("DOCMUNCH_LOG=%r is not one of %s; using info", level_name, ", ".join(_LEVELS))
+
+
+def run(*, http: str | None = None, allow_remote: bool = False) -> int:
+    """Serve MCP until the client disconnects (stdio) or the process is signalled (HTTP).
+
+    Args:
+        http: ``"HOST:PORT"`` to serve streamable HTTP at ``http://HOST:PORT/mcp`` instead of
+            stdio; port 0 picks a free port (logged on stderr).
+        allow_remote: allow a non-loopback ``HOST`` (then ``DOCMUNCH_TOKEN`` is required).
+
+    Returns:
+        The process exit code: 0 after a clean shutdown, 1 on a startup error (message on
+        stderr, e.g. a refused non-loopback bind).
+    """
+    claim = None
+    if http is None:
+        from docmunch.serve._stdio import claim_stdio
+
+        claim = claim_stdio()  # first: nothing imported later can write to the wire
+    _configure_logging()
+
+    import anyio
+
+    from docmunch.errors import DocmunchError
+    from docmunch.serve._handlers import ToolContext
+    from docmunch.serve._server import build_server
+
+    tool_ctx = ToolContext()
+    server = build_server(tool_ctx)
+    try:
+        if claim is not None:
+            from docmunch.serve._stdio import stdio_transport
+
+            async def main_stdio() -> None:
+                async with stdio_transport(claim) as (read_stream, write_stream):
+                    await server.run(read_stream, write_stream, server.create_initialization_options())
+
+            anyio.run(main_stdio)
+        else:
+            from docmunch.serve._http import HttpOptions, serve_http
+
+            options = HttpOptions.from_args(http or "", allow_remote=allow_remote)
+            anyio.run(serve_http, server, options)
+    except DocmunchError as err:
+        print(f"docmunch serve: error: {err}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        pass
+    finally:
+        tool_ctx.close()
+        if claim is not None:
+            claim.release()
+    return 0

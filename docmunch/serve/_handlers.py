@@ -1,0 +1,397 @@
+"""Tool implementations: thin calls into :class:`docmunch.index.Index` (the CLI's core too).
+
+Every handler is synchronous (it runs in a worker thread, off the event loop), takes the
+validated arguments dict and returns a :class:`ToolOutput`; user errors propagate as
+:class:`~docmunch.errors.DocmunchError` and become MCP tool errors in ``_server``.
+
+``tokens_saved`` follows design brief §7: bytes of whole documents *not* sent, divided by 4
+(the same 4-bytes-per-token estimate as ``Section.token_estimate``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from docmunch.errors import DocmunchError, SectionNotFound, SourceError
+
+__all__ = ["HANDLERS", "ProgressFn", "ToolContext", "ToolOutput"]
+
+ProgressFn = Callable[[int, int, str], None]
+"""``progress(done, total, message)`` as Index.index_path calls it."""
+
+BYTES_PER_TOKEN = 4
+"""Token estimate used for ``tokens_saved`` (same as ``Section.token_estimate``)."""
+
+_DOC_SIZE_TTL_S = 30.0
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutput:
+    """What a handler returns; ``_server`` adds ``_meta`` and applies the response ceiling."""
+
+    payload: dict[str, Any]
+    """The structured result (a JSON object)."""
+    sections_returned: int = 0
+    """Sections (handles or bodies) in the payload."""
+    tokens_saved: int = 0
+    """Whole-document tokens not sent (bytes ÷ 4)."""
+    meta: dict[str, Any] = field(default_factory=dict)
+    """Extra ``_meta`` entries (``citation``, ``citations``)."""
+    list_key: str | None = None
+    """Key of the payload's list that the response ceiling may shorten."""
+    text_key: str | None = None
+    """Key of the payload's big string that the response ceiling may cut."""
+
+
+class ToolContext:
+    """Shared state of one server process: the lazily opened Index and small caches."""
+
+    def __init__(self, home: Path | None = None) -> None:
+        self._home = home
+        self._index: Any = None
+        self._lock = threading.Lock()
+        self._doc_sizes: dict[str, tuple[float, dict[str, int]]] = {}
+        self._saved_base: int | None = None
+        self._saved_pending = 0
+        self._saved_lock = threading.Lock()
+
+    @property
+    def index(self) -> Any:
+        """The :class:`docmunch.index.Index`, opened on first use (errors become tool errors)."""
+        if self._index is None:
+            with self._lock:
+                if self._index is None:
+                    from docmunch.index import Index
+
+                    self._index = Index.open(self._home)
+        return self._index
+
+    def count_tokens_saved(self, tokens: int) -> int:
+        """Add ``tokens`` to the running total and return the new ``total_tokens_saved``.
+
+        The persisted counter (``Index.record_tokens_saved``, a write transaction) is read once
+        and then updated by :meth:`flush_tokens_saved` every few seconds and at shutdown, so a
+        read never waits on the index's write lock.
+        """
+        if self._saved_base is None:
+            base = self.index.record_tokens_saved(0)
+            with self._saved_lock:
+                if self._saved_base is None:
+                    self._saved_base = base
+        with self._saved_lock:
+            self._saved_pending += max(0, tokens)
+            return (self._saved_base or 0) + self._saved_pending
+
+    def flush_tokens_saved(self) -> None:
+        """Persist the tokens counted since the last flush (no-op when there are none)."""
+        with self._saved_lock:
+            pending, self._saved_pending = self._saved_pending, 0
+        if not pending or self._index is None:
+            return
+        try:
+            total = self._index.record_tokens_saved(pending)
+        except Exception:
+            with self._saved_lock:
+                self._saved_pending += pending
+            raise
+        with self._saved_lock:
+            self._saved_base = total
+
+    def close(self) -> None:
+        """Persist pending counters and close the index if it was opened."""
+        try:
+            self.flush_tokens_saved()
+        except Exception:
+            logging.getLogger("docmunch.serve").exception("could not persist tokens_saved")
+        with self._lock:
+            if self._index is not None:
+                self._index.close()
+                self._index = None
+
+    def forget_sizes(self, repo: str | None = None) -> None:
+        """Drop cached document sizes (after a write)."""
+        if repo is None:
+            self._doc_sizes.clear()
+        else:
+            self._doc_sizes.pop(repo, None)
+
+    def doc_sizes(self, repo: str) -> dict[str, int]:
+        """``{doc_path: bytes}`` of a repo, cached for 30 s (only feeds the tokens_saved estimate)."""
+        now = time.monotonic()
+        cached = self._doc_sizes.get(repo)
+        if cached is not None and now - cached[0] < _DOC_SIZE_TTL_S:
+            return cached[1]
+        sizes = {doc.doc_path: int(doc.bytes) for doc in self.index.list_docs(repo)}
+        self._doc_sizes[repo] = (now, sizes)
+        return sizes
+
+
+def _page(items: list[Any], args: dict[str, Any], key: str, default_limit: int) -> dict[str, Any]:
+    offset = int(args.get("offset", 0))
+    limit = int(args.get("limit", default_limit))
+    chunk = items[offset : offset + limit]
+    end = offset + len(chunk)
+    return {
+        key: chunk,
+        "total": len(items),
+        "offset": offset,
+        "next_offset": end if end < len(items) else None,
+    }
+
+
+def _section_handle(section: Any) -> dict[str, Any]:
+    return {
+        "id": section.id,
+        "title": section.title,
+        "level": section.level,
+        "doc_path": section.doc_path,
+        "parent_id": section.parent_id,
+        "summary": section.summary,
+        "byte_start": section.byte_start,
+        "byte_end": section.byte_end,
+        "token_estimate": section.token_estimate,
+    }
+
+
+def citation(repo: str, read: Any) -> dict[str, Any]:
+    """``{repo, doc_path, section_id, byte_start, byte_end, content_hash, locator}`` of a SectionRead."""
+    section = read.section
+    return {
+        "repo": repo,
+        "doc_path": section.doc_path,
+        "section_id": section.id,
+        "byte_start": section.byte_start,
+        "byte_end": section.byte_end,
+        "content_hash": section.content_hash,
+        "locator": section.locator,
+    }
+
+
+# --- writers -----------------------------------------------------------------------------
+
+
+def index_local(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -> ToolOutput:
+    path = Path(args["path"]).expanduser()
+    if not path.is_absolute():
+        raise SourceError(
+            f"path {args['path']!r} is relative; pass an absolute path (the server's working "
+            f"directory is {Path.cwd()})",
+            path=str(path),
+        )
+    if not path.exists():
+        raise SourceError(f"no such file or folder: {str(path)!r}", path=str(path))
+    report = ctx.index.index_path(
+        path, repo=args.get("name"), incremental=bool(args.get("incremental", True)), progress=progress
+    )
+    ctx.forget_sizes(report.repo)
+    return ToolOutput(report.to_json(), sections_returned=0)
+
+
+def _optional_source(module: str, attr: str, what: str) -> Callable[..., Any]:
+    try:
+        mod = importlib.import_module(module)
+    except ModuleNotFoundError as err:
+        if err.name is not None and module.startswith(err.name):
+            raise DocmunchError(f"{what} is not supported yet in this docmunch build") from None
+        raise
+    func = getattr(mod, attr, None)
+    if func is None:
+        raise DocmunchError(f"{what} is not supported yet in this docmunch build")
+    return func  # type: ignore[no-any-return]
+
+
+def index_url(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -> ToolOutput:
+    func = _optional_source("docmunch.sources.web", "index_url", "indexing web pages")
+    report = func(
+        ctx.index,
+        args["url"],
+        repo=args.get("name"),
+        crawl=bool(args.get("crawl", False)),
+        max_pages=int(args.get("max_pages", 200)),
+        progress=progress,
+    )
+    ctx.forget_sizes()
+    return ToolOutput(report.to_json() if hasattr(report, "to_json") else dict(report))
+
+
+def index_repo(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -> ToolOutput:
+    func = _optional_source("docmunch.sources.github", "index_repo", "indexing GitHub repos")
+    report = func(ctx.index, args["url"], ref=args.get("ref"), repo=args.get("name"), progress=progress)
+    ctx.forget_sizes()
+    return ToolOutput(report.to_json() if hasattr(report, "to_json") else dict(report))
+
+
+def delete_index(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -> ToolOutput:
+    ctx.index.delete_repo(args["repo"])
+    ctx.forget_sizes(args["repo"])
+    return ToolOutput({"repo": args["repo"], "deleted": True})
+
+
+# --- readers -----------------------------------------------------------------------------
+
+
+def list_repos(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -> ToolOutput:
+    repos = [info.to_json() for info in ctx.index.list_repos()]
+    return ToolOutput(_page(repos, args, "repos", 200), list_key="repos")
+
+
+def list_docs(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -> ToolOutput:
+    docs = [info.to_json() for info in ctx.index.list_docs(args["repo"])]
+    return ToolOutput({"repo": args["repo"], **_page(docs, args, "docs", 500)}, list_key="docs")
+
+
+def get_toc(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -> ToolOutput:
+    sections = [_section_handle(s) for s in ctx.index.toc(args["repo"], args.get("doc_path"))]
+    page = _page(sections, args, "sections", 500)
+    return ToolOutput(
+        {"repo": args["repo"], **page}, sections_returned=len(page["sections"]), list_key="sections"
+    )
+
+
+def _count_nodes(nodes: list[dict[str, Any]]) -> int:
+    return sum(1 + _count_nodes(node.get("children") or []) for node in nodes)
+
+
+def get_toc_tree(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -> ToolOutput:
+    tree = ctx.index.toc_tree(args["repo"], args.get("doc_path"))
+    page = _page(tree, args, "tree", 200)
+    return ToolOutput(
+        {"repo": args["repo"], **page}, sections_returned=_count_nodes(page["tree"]), list_key="tree"
+    )
+
+
+def get_document_outline(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -> ToolOutput:
+    sections = ctx.index.toc(args["repo"], args["doc_path"])
+    if not sections:
+        raise DocmunchError(
+            f"no document {args['doc_path']!r} in repo {args['repo']!r}; list_docs shows its documents"
+        )
+    outline = [{"id": s.id, "title": s.title, "level": s.level} for s in sections]
+    return ToolOutput(
+        {"repo": args["repo"], "doc_path": args["doc_path"], "outline": outline},
+        sections_returned=len(outline),
+        list_key="outline",
+    )
+
+
+def search_sections(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -> ToolOutput:
+    repo = args.get("repo")
+    hits = ctx.index.search(
+        args["query"],
+        repo=repo,
+        limit=int(args.get("max_results", 10)),
+        doc_path=args.get("doc_path"),
+        path_glob=args.get("path_glob"),
+        min_level=args.get("min_level"),
+        max_level=args.get("max_level"),
+        snippet_bytes=int(args.get("snippet_bytes", 0)),
+    )
+    results = [hit.to_json() for hit in hits]
+    docs = {(r.get("repo") or repo, r["doc_path"]) for r in results}
+    doc_bytes = sum(ctx.doc_sizes(r).get(d, 0) for r, d in docs if r)
+    return ToolOutput(
+        {"query": args["query"], "results": results},
+        sections_returned=len(results),
+        tokens_saved=doc_bytes // BYTES_PER_TOKEN,
+        list_key="results",
+    )
+
+
+def get_section(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -> ToolOutput:
+    repo = args["repo"]
+    read = ctx.index.get_section(repo, args["section_id"], verify=bool(args.get("verify", False)))
+    section_bytes = read.section.byte_end - read.section.byte_start
+    return ToolOutput(
+        read.to_json(),
+        sections_returned=1,
+        tokens_saved=max(0, read.doc_bytes - section_bytes) // BYTES_PER_TOKEN,
+        meta={"citation": citation(repo, read)},
+        text_key="content",
+    )
+
+
+def get_sections(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -> ToolOutput:
+    repo = args["repo"]
+    verify = bool(args.get("verify", False))
+    sections: list[dict[str, Any]] = []
+    citations: list[dict[str, Any]] = []
+    errors: list[dict[str, str]] = []
+    doc_bytes: dict[str, int] = {}
+    sent: dict[str, int] = {}
+    for section_id in dict.fromkeys(args["section_ids"]):  # de-duplicated, order kept
+        try:
+            read = ctx.index.get_section(repo, section_id, verify=verify)
+        except SectionNotFound as err:
+            errors.append({"section_id": section_id, "error": str(err)})
+            continue
+        sections.append(read.to_json())
+        citations.append(citation(repo, read))
+        doc = read.section.doc_path
+        doc_bytes[doc] = read.doc_bytes
+        sent[doc] = sent.get(doc, 0) + read.section.byte_end - read.section.byte_start
+    saved = sum(max(0, doc_bytes[d] - sent[d]) for d in doc_bytes) // BYTES_PER_TOKEN
+    return ToolOutput(
+        {"repo": repo, "sections": sections, "errors": errors},
+        sections_returned=len(sections),
+        tokens_saved=saved,
+        meta={"citations": citations},
+        list_key="sections",
+    )
+
+
+def get_section_context(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -> ToolOutput:
+    repo = args["repo"]
+    result = ctx.index.get_section_context(
+        repo, args["section_id"], max_tokens=int(args.get("max_tokens", 2000))
+    )
+    read = ctx.index.get_section(repo, args["section_id"])
+    following = result.get("following") or []
+    sent = (read.section.byte_end - read.section.byte_start) + sum(
+        int(f["byte_end"]) - int(f["byte_start"]) for f in following
+    )
+    return ToolOutput(
+        dict(result),
+        sections_returned=1 + len(following),
+        tokens_saved=max(0, read.doc_bytes - sent) // BYTES_PER_TOKEN,
+        meta={"citation": citation(repo, read)},
+        list_key="following",
+    )
+
+
+def verify_index(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -> ToolOutput:
+    report = ctx.index.verify_repo(args["repo"])
+    return ToolOutput(report.to_json(), list_key="mismatches")
+
+
+def extract_url(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -> ToolOutput:
+    func = _optional_source("docmunch.sources.web", "extract_source", "extracting web pages")
+    result = func(args["url"])
+    payload = result.to_json() if hasattr(result, "to_json") else dict(result)
+    return ToolOutput(payload, text_key="markdown" if "markdown" in payload else None)
+
+
+HANDLERS: dict[str, Callable[[ToolContext, dict[str, Any], ProgressFn], ToolOutput]] = {
+    "index_local": index_local,
+    "index_url": index_url,
+    "index_repo": index_repo,
+    "list_repos": list_repos,
+    "delete_index": delete_index,
+    "list_docs": list_docs,
+    "get_toc": get_toc,
+    "get_toc_tree": get_toc_tree,
+    "get_document_outline": get_document_outline,
+    "search_sections": search_sections,
+    "get_section": get_section,
+    "get_sections": get_sections,
+    "get_section_context": get_section_context,
+    "verify_index": verify_index,
+    "extract_url": extract_url,
+}
+"""Tool name → implementation; the keys equal the names in ``_tools.TOOLS``."""

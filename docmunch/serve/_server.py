@@ -1,0 +1,232 @@
+"""The MCP server object: tool listing, argument validation, dispatch, ``_meta`` and the ceiling.
+
+Built on the SDK's low-level ``mcp.server.lowlevel.Server`` (not ``MCPServer``/FastMCP) so the
+schemas, annotations, ``_meta``, ``isError`` results and progress notifications are exactly
+ours. Every tool call runs in a worker thread (``anyio.to_thread.run_sync``) so a long index
+run never stops other requests from being answered.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import anyio.from_thread
+import anyio.to_thread
+import jsonschema
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+
+from docmunch import __version__
+from docmunch.errors import DocmunchError
+from docmunch.serve._handlers import HANDLERS, ProgressFn, ToolContext, ToolOutput
+from docmunch.serve._tools import INSTRUCTIONS, TOOLS, tool_by_name
+
+__all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "build_server", "max_response_bytes"]
+
+logger = logging.getLogger("docmunch.serve")
+
+DEFAULT_MAX_RESPONSE_BYTES = 2**20
+"""Response ceiling (1 MiB of structured JSON) unless ``DOCMUNCH_MAX_RESPONSE_BYTES`` says otherwise."""
+
+_PROGRESS_INTERVAL_S = 0.05
+"""Minimum gap between two progress notifications of one call (the last one always goes out)."""
+
+_FLUSH_INTERVAL_S = 5.0
+"""How often the in-memory tokens_saved count is written to the index's persisted counter."""
+
+_VALIDATORS = {spec.name: jsonschema.Draft202012Validator(spec.input_schema) for spec in TOOLS}
+_LISTED_TOOLS = [spec.to_tool() for spec in TOOLS]
+
+
+def max_response_bytes() -> int:
+    """The response ceiling in bytes (``DOCMUNCH_MAX_RESPONSE_BYTES``, default 1 MiB, min 4 KiB)."""
+    raw = os.environ.get("DOCMUNCH_MAX_RESPONSE_BYTES", "")
+    try:
+        return max(4096, int(raw)) if raw.strip() else DEFAULT_MAX_RESPONSE_BYTES
+    except ValueError:
+        logger.warning("DOCMUNCH_MAX_RESPONSE_BYTES=%r is not an integer; using 1 MiB", raw)
+        return DEFAULT_MAX_RESPONSE_BYTES
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _size(value: Any) -> int:
+    return len(_dumps(value).encode("utf-8"))
+
+
+def _cut_utf8(text: str, max_bytes: int) -> str:
+    """The longest prefix of ``text`` whose UTF-8 encoding fits in ``max_bytes`` (never splits a char)."""
+    return text.encode("utf-8")[: max(0, max_bytes)].decode("utf-8", "ignore")
+
+
+def apply_ceiling(output: ToolOutput, limit: int) -> dict[str, Any]:
+    """The payload, shortened to at most ``limit`` JSON bytes with ``truncated: true`` when cut.
+
+    A list result keeps as many leading items as fit (``next_offset`` then points after them);
+    a text result is cut at a UTF-8 character boundary; anything else is replaced by a message.
+    """
+    payload = output.payload
+    if _size(payload) <= limit:
+        return payload
+    if output.list_key and isinstance(payload.get(output.list_key), list):
+        items = payload[output.list_key]
+        lo, hi = 0, len(items)
+        while lo < hi:  # largest prefix that fits
+            mid = (lo + hi + 1) // 2
+            trial = {**payload, output.list_key: items[:mid], "truncated": True}
+            if _size(trial) <= limit:
+                lo = mid
+            else:
+                hi = mid - 1
+        cut = {**payload, output.list_key: items[:lo], "truncated": True}
+        if "offset" in payload:
+            cut["next_offset"] = int(payload["offset"]) + lo
+        if _size(cut) <= limit:
+            return cut
+    if output.text_key and isinstance(payload.get(output.text_key), str):
+        text = payload[output.text_key]
+        overhead = _size({**payload, output.text_key: "", "truncated": True})
+        cut = {**payload, output.text_key: _cut_utf8(text, limit - overhead - 64), "truncated": True}
+        while _size(cut) > limit and cut[output.text_key]:  # JSON escapes can grow the text
+            cut[output.text_key] = _cut_utf8(cut[output.text_key], len(cut[output.text_key].encode()) // 2)
+        return cut
+    return {
+        "truncated": True,
+        "message": f"the result ({_size(payload)} bytes) exceeds the response ceiling of {limit} bytes; "
+        "narrow the request (doc_path, limit, max_tokens)",
+    }
+
+
+def _error_result(message: str, started: float) -> types.CallToolResult:
+    meta = {
+        "latency_ms": round((time.perf_counter() - started) * 1000, 3),
+        "sections_returned": 0,
+        "tokens_saved": 0,
+    }
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=message)], is_error=True, meta=meta
+    )
+
+
+def _validation_message(name: str, errors: list[jsonschema.ValidationError]) -> str:
+    parts = []
+    for err in errors[:3]:
+        where = ".".join(str(p) for p in err.absolute_path)
+        parts.append(f"{where}: {err.message}" if where else err.message)
+    return f"invalid arguments for {name}: " + "; ".join(parts) + " (tools/list shows the schema)"
+
+
+def build_server(tool_ctx: ToolContext) -> Server[Any]:
+    """The low-level SDK ``Server`` serving every tool of ``_tools.TOOLS`` over ``tool_ctx``."""
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=_LISTED_TOOLS)
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        started = time.perf_counter()
+        name = params.name
+        args = dict(params.arguments or {})
+        spec = tool_by_name(name)
+        if spec is None:
+            return _error_result(f"unknown tool {name!r}; tools/list shows the available ones", started)
+        errors = sorted(_VALIDATORS[name].iter_errors(args), key=lambda e: list(e.absolute_path))
+        if errors:
+            return _error_result(_validation_message(name, errors), started)
+        progress = _progress_reporter(ctx)
+        handler = HANDLERS[name]
+        limit = max_response_bytes()
+
+        def work() -> tuple[ToolOutput, dict[str, Any], int | None]:
+            output = handler(tool_ctx, args, progress)
+            payload = apply_ceiling(output, limit)
+            try:
+                total = tool_ctx.count_tokens_saved(output.tokens_saved)
+            except Exception:  # the counter is a nicety; never fail a read over it
+                logger.exception("could not record tokens_saved")
+                total = None
+            return output, payload, total
+
+        try:
+            output, payload, total = await anyio.to_thread.run_sync(work)
+        except DocmunchError as err:
+            logger.info("%s: %s", name, err)
+            return _error_result(str(err), started)
+        except Exception as err:
+            logger.exception("internal error in tool %s", name)
+            return _error_result(
+                f"internal error: {type(err).__name__}: {err} (details in the server's stderr log)", started
+            )
+        meta: dict[str, Any] = {
+            "latency_ms": round((time.perf_counter() - started) * 1000, 3),
+            "sections_returned": output.sections_returned,
+            "tokens_saved": output.tokens_saved,
+            "total_tokens_saved": total,
+            **output.meta,
+        }
+        if payload.get("truncated"):
+            meta["truncated"] = True
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=_dumps(payload))],
+            structured_content=payload,
+            meta=meta,
+        )
+
+    @asynccontextmanager
+    async def lifespan(_: Server[Any]) -> AsyncIterator[dict[str, Any]]:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_flush_tokens_periodically, tool_ctx)
+            try:
+                yield {}
+            finally:
+                tg.cancel_scope.cancel()
+
+    return Server(
+        "docmunch",
+        version=__version__,
+        title="docmunch",
+        description="Byte-exact documentation sections for agents: search, read, cite.",
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        lifespan=lifespan,
+    )
+
+
+async def _flush_tokens_periodically(tool_ctx: ToolContext) -> None:
+    while True:
+        await anyio.sleep(_FLUSH_INTERVAL_S)
+        try:
+            await anyio.to_thread.run_sync(tool_ctx.flush_tokens_saved)
+        except Exception:
+            logger.exception("could not persist tokens_saved")
+
+
+def _progress_reporter(ctx: ServerRequestContext[Any]) -> ProgressFn:
+    """A thread-side ``progress(done, total, message)`` sending throttled progress notifications."""
+    last = [0.0]
+
+    def progress(done: int, total: int, message: str) -> None:
+        now = time.monotonic()
+        if done < total and now - last[0] < _PROGRESS_INTERVAL_S:
+            return
+        last[0] = now
+        try:
+            anyio.from_thread.run(ctx.session.report_progress, float(done), float(total), message)
+        except Exception:  # the client went away or the loop is closing: indexing goes on
+            logger.debug("progress notification not sent", exc_info=True)
+
+    return progress

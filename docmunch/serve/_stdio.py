@@ -1,0 +1,247 @@
+"""stdio transport with wire hygiene: nothing but JSON-RPC ever reaches the client's stdout.
+
+How it works (POSIX; Windows takes the same path through the CRT descriptors):
+
+1. :func:`claim_stdio` runs first, before the server touches the index. It duplicates fd 1 to a
+   private close-on-exec descriptor (the *wire*), then points fd 1 at stderr and fd 0 at the
+   null device, and replaces ``sys.stdout``/``sys.stdin``. A ``print`` in a library, a C
+   extension writing to fd 1, or a child process inheriting fd 1 all land on stderr; only the
+   transport holds the wire.
+2. :func:`stdio_transport` reads the private stdin duplicate as **bytes** and decodes each line
+   as strict UTF-8 itself, so the locale and ``PYTHONIOENCODING`` never matter; replies are
+   encoded as UTF-8 bytes and written to the wire under one lock (one ``write`` per line, so
+   frames never interleave).
+3. A line that is not UTF-8 or not JSON gets a JSON-RPC ``-32700 Parse error``; JSON that is not
+   a JSON-RPC message gets ``-32600 Invalid Request`` (``id`` null unless one could be read,
+   per JSON-RPC 2.0 §5.1); blank lines are ignored; the session goes on in every case. A line
+   longer than :data:`MAX_LINE_BYTES` is discarded up to its newline with ``-32700``.
+
+The SDK's own ``mcp.server.stdio.stdio_server`` does step 1 too, but it decodes with
+``errors="replace"`` and drops unparsable lines with a debug log only, so a client never
+learns its frame was lost; hence this module.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import os
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass
+from typing import IO, Any
+
+import anyio
+import anyio.to_thread
+import mcp_types as types
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.shared.message import SessionMessage
+from pydantic import ValidationError
+
+__all__ = ["MAX_LINE_BYTES", "StdioClaim", "claim_stdio", "stdio_transport"]
+
+logger = logging.getLogger("docmunch.serve")
+
+MAX_LINE_BYTES = 64 * 2**20
+"""Longest accepted JSON-RPC line (64 MiB); longer ones are discarded with a parse error."""
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+
+
+@dataclass(frozen=True, slots=True)
+class StdioClaim:
+    """The private descriptors that carry the wire while fd 0/1 are diverted."""
+
+    wire_in: int
+    """Private duplicate of the original fd 0 (client → server bytes)."""
+    wire_out: int
+    """Private duplicate of the original fd 1 (server → client bytes)."""
+    saved_stdout: IO[str]
+    """``sys.stdout`` before the claim, put back by :meth:`release`."""
+    saved_stdin: IO[str]
+    """``sys.stdin`` before the claim, put back by :meth:`release`."""
+
+    def release(self) -> None:
+        """Point fd 0/1 back at the wire and restore ``sys.stdin``/``sys.stdout``."""
+        sys.stdout.flush()
+        os.dup2(self.wire_out, 1)
+        os.dup2(self.wire_in, 0)
+        sys.stdout, sys.stdin = self.saved_stdout, self.saved_stdin
+        for fd in (self.wire_in, self.wire_out):
+            with suppress(OSError):
+                os.close(fd)
+
+
+def _dup_private(fd: int) -> int:
+    """Duplicate ``fd`` onto a non-inheritable descriptor above the standard three."""
+    if sys.platform == "win32":  # pragma: no cover - not exercised here
+        new = os.dup(fd)
+        os.set_inheritable(new, False)
+        return new
+    import fcntl
+
+    return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+
+
+def claim_stdio() -> StdioClaim:
+    """Take fd 0/1 for the transport; afterwards fd 1 is stderr and fd 0 is the null device.
+
+    Returns the :class:`StdioClaim` whose descriptors the transport must use. ``sys.stdout``
+    becomes ``sys.stderr`` and ``sys.stderr`` is set to ``errors="backslashreplace"`` so a log
+    line with CJK text cannot crash under a cp1252 locale.
+    """
+    saved_stdout, saved_stdin = sys.stdout, sys.stdin
+    with suppress(OSError, ValueError):
+        saved_stdout.flush()
+    wire_out = _dup_private(1)
+    wire_in = _dup_private(0)
+    os.dup2(2, 1)
+    null = os.open(os.devnull, os.O_RDONLY)
+    try:
+        os.dup2(null, 0)
+    finally:
+        os.close(null)
+    if isinstance(sys.stderr, io.TextIOWrapper):
+        sys.stderr.reconfigure(errors="backslashreplace", line_buffering=True)
+    sys.stdout = sys.stderr
+    sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - lives as long as the process
+    return StdioClaim(wire_in=wire_in, wire_out=wire_out, saved_stdout=saved_stdout, saved_stdin=saved_stdin)
+
+
+def _error_line(code: int, message: str, request_id: Any = None) -> bytes:
+    body = {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+def _parse_line(raw: bytes) -> SessionMessage | bytes | None:
+    """One stdin line → a message to dispatch, an error line to send back, or ``None`` (blank)."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        logger.warning("stdin: line is not UTF-8 (byte %d); answered with a parse error", err.start)
+        return _error_line(PARSE_ERROR, f"Parse error: line is not valid UTF-8 (byte {err.start})")
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        obj = json.loads(text)
+    except ValueError as err:
+        logger.warning("stdin: unparsable JSON line (%s); answered with a parse error", err)
+        return _error_line(PARSE_ERROR, f"Parse error: {err}")
+    try:
+        message = types.jsonrpc_message_adapter.validate_python(obj, by_name=False)
+    except ValidationError:
+        request_id = obj.get("id") if isinstance(obj, dict) else None
+        if isinstance(request_id, bool) or not isinstance(request_id, (str, int)):
+            request_id = None
+        logger.warning("stdin: JSON is not a JSON-RPC 2.0 message; answered with invalid request")
+        return _error_line(INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message", request_id)
+    return SessionMessage(message)
+
+
+class _Wire:
+    """Line-framed byte I/O on the private descriptors, run in worker threads."""
+
+    def __init__(self, claim: StdioClaim) -> None:
+        self._reader = os.fdopen(claim.wire_in, "rb", closefd=False)
+        self._out_fd = claim.wire_out
+        self._lock = anyio.Lock()
+
+    def _read_line_sync(self) -> bytes | None:
+        """Next line without its length cap; ``None`` at EOF; ``b"\\x00oversize"`` if too long."""
+        line = self._reader.readline(MAX_LINE_BYTES + 1)
+        if not line:
+            return None
+        if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+            while True:  # discard the rest of the oversize line
+                chunk = self._reader.readline(2**20)
+                if not chunk or chunk.endswith(b"\n"):
+                    break
+            return b"\x00oversize"
+        return line
+
+    async def read_line(self) -> bytes | None:
+        return await anyio.to_thread.run_sync(self._read_line_sync, abandon_on_cancel=True)
+
+    def _write_sync(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            written = os.write(self._out_fd, view)
+            view = view[written:]
+
+    async def write_line(self, data: bytes) -> None:
+        async with self._lock:
+            await anyio.to_thread.run_sync(self._write_sync, data)
+
+
+@asynccontextmanager
+async def stdio_transport(
+    claim: StdioClaim,
+) -> AsyncIterator[
+    tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
+]:
+    """Yield ``(read_stream, write_stream)`` for ``Server.run`` over the claimed descriptors.
+
+    The read stream ends at stdin EOF, which ends the server loop.
+    """
+    wire = _Wire(claim)
+    read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](16)
+    write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](16)
+
+    async def reader() -> None:
+        async with read_send:
+            while True:
+                try:
+                    raw = await wire.read_line()
+                except OSError as err:
+                    logger.error("stdin read failed: %s", err)
+                    return
+                if raw is None:
+                    logger.debug("stdin: EOF")
+                    return
+                if raw == b"\x00oversize":
+                    logger.warning("stdin: line longer than %d bytes discarded", MAX_LINE_BYTES)
+                    await wire.write_line(_error_line(PARSE_ERROR, "Parse error: line too long"))
+                    continue
+                parsed = _parse_line(raw)
+                if isinstance(parsed, bytes):
+                    await wire.write_line(parsed)
+                elif parsed is not None:
+                    if logger.isEnabledFor(logging.DEBUG):
+                        logger.debug("<- %s", raw[:500].decode("utf-8", "replace").rstrip())
+                    await read_send.send(parsed)
+
+    writer_done = anyio.Event()
+
+    async def writer() -> None:
+        try:
+            await _drain(write_recv)
+        finally:
+            writer_done.set()
+
+    async def _drain(write_recv: MemoryObjectReceiveStream[SessionMessage]) -> None:
+        async with write_recv:
+            async for session_message in write_recv:
+                text = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                if logger.isEnabledFor(logging.DEBUG):
+                    logger.debug("-> %s", text[:500])
+                try:
+                    await wire.write_line(text.encode("utf-8") + b"\n")
+                except OSError as err:  # client went away (EPIPE)
+                    logger.info("stdout write failed (%s); stopping", err)
+                    return
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(reader)
+        tg.start_soon(writer)
+        try:
+            yield read_recv, write_send
+        finally:
+            # The server closes write_send when its loop ends; let queued replies reach the wire.
+            write_send.close()
+            with anyio.move_on_after(5):
+                await writer_done.wait()
+            tg.cancel_scope.cancel()
