@@ -1,0 +1,47 @@
+"""SQLite store, raw cache, search and retrieval (design brief §4–§5).
+
+Public surface::
+
+    Index.open(home=None) -> Index          # $DOCMUNCH_HOME, else the platform data dir
+    index.index_path(path, repo=..., ...) -> IndexReport
+    index.search(query, repo=..., ...) -> list[SearchHit]
+    index.get_section(repo, section_id, verify=False) -> SectionRead
+    … (see :class:`Index`)
+
+Layout of a home folder: ``index.sqlite3`` (WAL; metadata + FTS5) and ``raw/`` (document
+bytes addressed by sha256, byte-identical to the source for Markdown/text).
+"""
+
+from docmunch.index.core import Index
+from docmunch.index.indexer import DEFAULT_MAX_FILE_BYTES
+from docmunch.index.records import (
+    DocInfo,
+    DocState,
+    FileError,
+    IndexReport,
+    Mismatch,
+    RepoInfo,
+    SearchHit,
+    SectionRead,
+    VerifyReport,
+    section_toc_json,
+)
+from docmunch.index.schema import SCHEMA_VERSION
+from docmunch.index.store import default_home
+
+__all__ = [
+    "DEFAULT_MAX_FILE_BYTES",
+    "SCHEMA_VERSION",
+    "DocInfo",
+    "DocState",
+    "FileError",
+    "Index",
+    "IndexReport",
+    "Mismatch",
+    "RepoInfo",
+    "SearchHit",
+    "SectionRead",
+    "VerifyReport",
+    "default_home",
+    "section_toc_json",
+]

@@ -1,0 +1,155 @@
+"""Indexing a folder or a single file into a repo (incremental by file sha256).
+
+For every file the walker accepts (:mod:`docmunch.index.walk`): read its bytes, hash them,
+and when the sha256 equals the stored ``source_hash`` count it unchanged — it is neither
+rendered nor parsed. Otherwise render it (:func:`docmunch.formats.render_file`), section it
+and store it with :meth:`Store.put_document` (one transaction per document). A file that
+cannot be read, rendered or sectioned becomes an ``errors`` entry and keeps its previous
+index entry. After a folder walk, documents whose file disappeared (or is now excluded or
+skipped) are removed. Indexing a single file never removes other documents.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from docmunch.errors import DocmunchError, SourceError
+from docmunch.formats import render_file, supported_suffixes
+from docmunch.index.records import FileError, IndexReport
+from docmunch.index.store import Store
+from docmunch.index.walk import WalkFile, looks_binary, walk
+
+__all__ = ["DEFAULT_MAX_FILE_BYTES", "Progress", "index_path"]
+
+DEFAULT_MAX_FILE_BYTES = 5 * 2**20
+"""Files larger than this (5 MiB) are skipped unless ``max_file_bytes`` says otherwise."""
+
+Progress = Callable[[int, int, str], None]
+"""``progress(done, total, doc_path)``: called after each file."""
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if isinstance(exc, DocmunchError) else f"{type(exc).__name__}: {text}"
+
+
+def index_path(
+    store: Store,
+    path: Path,
+    *,
+    repo: str | None = None,
+    incremental: bool = True,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    password: str | None = None,
+    exclude: Sequence[str] = (),
+    progress: Progress | None = None,
+) -> IndexReport:
+    """Index a folder (recursively) or one file.
+
+    Args:
+        store: the open store.
+        path: folder or file.
+        repo: repo name; default = the folder's name (for a file: its parent folder's name).
+        incremental: skip files whose sha256 is unchanged (``False`` re-parses everything).
+        max_file_bytes: size cap in bytes; larger files are skipped.
+        password: for encrypted PDF/DOCX files.
+        exclude: extra ignore patterns (``.gitignore`` syntax) relative to the folder.
+        progress: ``progress(done, total, doc_path)`` after each file.
+
+    Returns:
+        The :class:`IndexReport` (``sections`` = total in the repo after the run).
+
+    Raises:
+        SourceError: ``path`` does not exist or is neither a folder nor a regular file.
+        IndexStoreError: the store cannot be written.
+    """
+    started = time.perf_counter()
+    path = path.expanduser()
+    if not path.exists():
+        raise SourceError(f"no such file or folder: {path}", path=str(path))
+    root = path.resolve()
+    suffixes = supported_suffixes()
+    skipped: list[tuple[str, str]] = []
+    if root.is_dir():
+        name = repo or root.name or "root"
+        result = walk(root, suffixes=suffixes, max_file_bytes=max_file_bytes, exclude=exclude)
+        files = list(result.files)
+        skipped.extend(result.skipped)
+        source = str(root)
+    elif root.is_file():
+        name = repo or root.parent.name or "root"
+        if root.suffix.lower() not in suffixes:
+            raise SourceError(
+                f"cannot index {path}: unsupported file type {root.suffix or '(none)'!r} "
+                f"(supported: {' '.join(sorted(suffixes))})",
+                path=str(path),
+            )
+        size = root.stat().st_size
+        files = []
+        if size > max_file_bytes:
+            skipped.append((root.name, f"larger than {max_file_bytes} bytes"))
+        else:
+            files.append(WalkFile(root, root.name, size))
+        source = str(root.parent)
+    else:
+        raise SourceError(f"not a regular file or folder: {path}", path=str(path))
+
+    store.ensure_repo(name, source=source)
+    known = store.source_hashes(name)
+    errors: list[FileError] = []
+    seen: set[str] = set()
+    indexed = unchanged = 0
+    total = len(files)
+    for done, item in enumerate(files, start=1):
+        seen.add(item.doc_path)
+        try:
+            data = item.path.read_bytes()
+        except OSError as exc:
+            errors.append(FileError(item.doc_path, f"cannot read file: {exc.strerror or exc}"))
+        else:
+            if looks_binary(data, item.path.suffix):
+                seen.discard(item.doc_path)
+                skipped.append((item.doc_path, "binary content (NUL byte)"))
+            else:
+                digest = hashlib.sha256(data).hexdigest()
+                if incremental and known.get(item.doc_path) == digest:
+                    unchanged += 1
+                else:
+                    try:
+                        rendition = render_file(item.path, data, password=password)
+                        store.put_document(name, item.doc_path, rendition, source_hash=digest, source=source)
+                        indexed += 1
+                    except DocmunchError as exc:
+                        errors.append(FileError(item.doc_path, _one_line(exc)))
+                    except (ValueError, UnicodeError, LookupError, OSError) as exc:
+                        # A renderer choked on malformed input: report it, keep going.
+                        errors.append(FileError(item.doc_path, _one_line(exc)))
+        if progress is not None:
+            progress(done, total, item.doc_path)
+
+    removed = 0
+    if root.is_dir():
+        for gone in sorted(set(known) - seen):
+            if store.remove_document(name, gone):
+                removed += 1
+    sections = int(
+        store.conn.execute(
+            "SELECT count(*) FROM sections s JOIN docs d ON d.id = s.doc_id JOIN repos r ON r.id = d.repo_id "
+            "WHERE r.name = ?",
+            (name,),
+        ).fetchone()[0]
+    )
+    return IndexReport(
+        repo=name,
+        docs_indexed=indexed,
+        docs_unchanged=unchanged,
+        docs_removed=removed,
+        docs_skipped=len(skipped),
+        sections=sections,
+        errors=tuple(errors),
+        elapsed_ms=round((time.perf_counter() - started) * 1000),
+        skipped_paths=tuple(p for p, _ in skipped),
+    )

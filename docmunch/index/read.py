@@ -1,0 +1,284 @@
+"""Reading the index: repos, documents, tables of contents, section bytes, verification.
+
+Section bytes always come from the raw cache by ``open`` + ``seek`` + ``read`` of the
+section's own range; a whole document is read only by :func:`verify_repo`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from docmunch.errors import SectionNotFound
+from docmunch.index.records import DocInfo, Mismatch, RepoInfo, SectionRead, VerifyReport
+from docmunch.index.store import Store
+from docmunch.section import Section
+
+__all__ = [
+    "SECTION_COLUMNS",
+    "get_section",
+    "get_section_context",
+    "list_docs",
+    "list_repos",
+    "locate",
+    "row_to_section",
+    "toc",
+    "toc_tree",
+    "verify_repo",
+]
+
+SECTION_COLUMNS = (
+    "s.sid, r.name, d.doc_path, s.title, s.level, s.parent_sid, s.slug, s.byte_start, s.byte_end, "
+    "s.subtree_end, s.content_hash, s.summary, s.token_estimate, s.line, s.anchor, s.locator"
+)
+"""Columns (tables ``s`` sections, ``d`` docs, ``r`` repos) that :func:`row_to_section` reads."""
+
+_FROM = "FROM sections s JOIN docs d ON d.id = s.doc_id JOIN repos r ON r.id = d.repo_id"
+
+TOKEN_BYTES = 4
+"""Bytes per token in every estimate (the design brief's ``tokens = bytes / 4``)."""
+
+
+def row_to_section(row: tuple[Any, ...]) -> Section:
+    """A :class:`Section` from a row of :data:`SECTION_COLUMNS`."""
+    return Section(
+        id=row[0],
+        repo=row[1],
+        doc_path=row[2],
+        title=row[3],
+        level=row[4],
+        parent_id=row[5],
+        slug=row[6],
+        byte_start=row[7],
+        byte_end=row[8],
+        subtree_end=row[9],
+        content_hash=row[10],
+        summary=row[11],
+        token_estimate=row[12],
+        line=row[13],
+        anchor=row[14],
+        locator=json.loads(row[15]) if row[15] is not None else None,
+    )
+
+
+def list_repos(store: Store) -> list[RepoInfo]:
+    """Every repo with its document and section counts, by name."""
+    rows = store.conn.execute(
+        "SELECT r.name, r.source, r.indexed_at, "
+        "(SELECT count(*) FROM docs d WHERE d.repo_id = r.id), "
+        "(SELECT count(*) FROM sections s JOIN docs d ON d.id = s.doc_id WHERE d.repo_id = r.id) "
+        "FROM repos r ORDER BY r.name"
+    ).fetchall()
+    return [RepoInfo(repo=n, docs=dc, sections=sc, source=src, indexed_at=at) for n, src, at, dc, sc in rows]
+
+
+def list_docs(store: Store, repo: str) -> list[DocInfo]:
+    """The documents of ``repo`` by doc_path. Raises RepoNotFound."""
+    repo_id = store.repo_id(repo)
+    rows = store.conn.execute(
+        "SELECT d.doc_path, d.title, (SELECT count(*) FROM sections s WHERE s.doc_id = d.id), d.bytes, "
+        "d.source_kind, d.source_ref FROM docs d WHERE d.repo_id = ? ORDER BY d.doc_path",
+        (repo_id,),
+    ).fetchall()
+    return [DocInfo(*row) for row in rows]
+
+
+def toc(store: Store, repo: str, doc_path: str | None = None) -> list[Section]:
+    """Sections of a repo (or one document) in document order. Raises RepoNotFound."""
+    repo_id = store.repo_id(repo)
+    sql = f"SELECT {SECTION_COLUMNS} {_FROM} WHERE d.repo_id = ?"
+    args: list[Any] = [repo_id]
+    if doc_path is not None:
+        sql += " AND d.doc_path = ?"
+        args.append(doc_path)
+    sql += " ORDER BY d.doc_path, s.ord"
+    return [row_to_section(r) for r in store.conn.execute(sql, args)]
+
+
+def toc_tree(store: Store, repo: str, doc_path: str | None = None) -> list[dict[str, Any]]:
+    """Nested outline: ``[{"id","title","level","doc_path","byte_start","byte_end","children":[...]}]``.
+
+    Top-level entries are sections without a parent, in document order.
+    """
+    nodes: dict[str, dict[str, Any]] = {}
+    roots: list[dict[str, Any]] = []
+    for s in toc(store, repo, doc_path):
+        node = {
+            "id": s.id,
+            "title": s.title,
+            "level": s.level,
+            "doc_path": s.doc_path,
+            "byte_start": s.byte_start,
+            "byte_end": s.byte_end,
+            "children": [],
+        }
+        nodes[s.id] = node
+        parent = nodes.get(s.parent_id) if s.parent_id else None
+        (parent["children"] if parent is not None else roots).append(node)
+    return roots
+
+
+def _lookup(store: Store, repo: str, section_id: str) -> tuple[Section, str, int, int, int]:
+    """(section, raw_hash, doc bytes, doc id, ord) of one section. Raises RepoNotFound/SectionNotFound."""
+    row = store.conn.execute(
+        f"SELECT {SECTION_COLUMNS}, d.raw_hash, d.bytes, d.id, s.ord {_FROM} WHERE s.sid = ? AND r.name = ?",
+        (section_id, repo),
+    ).fetchone()
+    if row is None:
+        store.repo_id(repo)  # RepoNotFound first when the repo itself is unknown
+        raise SectionNotFound(repo, section_id)
+    return row_to_section(row[:16]), row[16], row[17], row[18], row[19]
+
+
+def get_section(store: Store, repo: str, section_id: str, *, verify: bool = False) -> SectionRead:
+    """Read one section's own byte range from the raw cache.
+
+    ``verify=True`` re-hashes exactly the bytes returned and compares them with
+    ``content_hash`` (the cached copy; the user's original is checked by :func:`verify_repo`).
+
+    Raises:
+        RepoNotFound, SectionNotFound, IndexStoreError (raw cache file missing).
+    """
+    section, raw_hash, doc_bytes, _, _ = _lookup(store, repo, section_id)
+    data = store.raw.read_range(raw_hash, section.byte_start, section.byte_end)
+    verified = hashlib.sha256(data).hexdigest() == section.content_hash if verify else None
+    return SectionRead(section, data.decode("utf-8", errors="replace"), doc_bytes, verified)
+
+
+def get_section_context(
+    store: Store, repo: str, section_id: str, *, max_tokens: int = 2000
+) -> dict[str, Any]:
+    """A section with its breadcrumb and as much following text as fits in ``max_tokens``.
+
+    Tokens are estimated as bytes / 4. The section itself is always returned whole; then the
+    sections that follow it in the same document (its children first, since they come next)
+    are added while the total stays within the budget.
+
+    Returns:
+        ``{"section": SectionRead.to_json(), "breadcrumb": [{"id","title","level"}, …root first],
+        "following": [{"id","title","level","byte_start","byte_end","content"}, …],
+        "tokens": int, "truncated": bool}`` — ``truncated`` is true when more of the document
+        followed but did not fit.
+    """
+    section, raw_hash, _, doc_id, ordinal = _lookup(store, repo, section_id)
+    conn = store.conn
+    head = get_section(store, repo, section_id)
+    breadcrumb: list[dict[str, Any]] = []
+    parent = section.parent_id
+    while parent is not None and len(breadcrumb) < 16:
+        row = conn.execute(
+            "SELECT sid, title, level, parent_sid FROM sections WHERE sid = ?", (parent,)
+        ).fetchone()
+        if row is None:
+            break
+        breadcrumb.append({"id": row[0], "title": row[1], "level": row[2]})
+        parent = row[3]
+    breadcrumb.reverse()
+    budget = max(0, max_tokens) * TOKEN_BYTES
+    used = section.byte_end - section.byte_start
+    following: list[dict[str, Any]] = []
+    truncated = False
+    rows = conn.execute(
+        "SELECT sid, title, level, byte_start, byte_end FROM sections "
+        "WHERE doc_id = ? AND ord > ? ORDER BY ord",
+        (doc_id, ordinal),
+    )
+    for sid, title, level, start, end in rows:
+        if used + (end - start) > budget:
+            truncated = True
+            break
+        used += end - start
+        following.append(
+            {"id": sid, "title": title, "level": level, "byte_start": start, "byte_end": end, "content": ""}
+        )
+    if following:
+        blob = store.raw.read_range(raw_hash, following[0]["byte_start"], following[-1]["byte_end"])
+        base = following[0]["byte_start"]
+        for item in following:
+            item["content"] = blob[item["byte_start"] - base : item["byte_end"] - base].decode(
+                "utf-8", errors="replace"
+            )
+    return {
+        "section": head.to_json(),
+        "breadcrumb": breadcrumb,
+        "following": following,
+        "tokens": used // TOKEN_BYTES,
+        "truncated": truncated,
+    }
+
+
+def locate(store: Store, repo: str, section_id: str) -> dict[str, Any]:
+    """Where a section lives in the original source.
+
+    Returns:
+        ``{"repo","doc_path","section_id","source_path","byte_start","byte_end","locator"}``;
+        ``source_path`` is the document's ``source_ref`` (absolute path or URL of the original)
+        or, when the renderer gave none, the repo source joined with the doc_path.
+    """
+    section, _, _, doc_id, _ = _lookup(store, repo, section_id)
+    ref, source = store.conn.execute(
+        "SELECT d.source_ref, r.source FROM docs d JOIN repos r ON r.id = d.repo_id WHERE d.id = ?", (doc_id,)
+    ).fetchone()
+    if not ref:
+        ref = f"{source.rstrip('/')}/{section.doc_path}" if source else section.doc_path
+    return {
+        "repo": repo,
+        "doc_path": section.doc_path,
+        "section_id": section.id,
+        "source_path": ref,
+        "byte_start": section.byte_start,
+        "byte_end": section.byte_end,
+        "locator": section.locator,
+    }
+
+
+def verify_repo(store: Store, repo: str) -> VerifyReport:
+    """Re-hash every section of ``repo`` from the raw cache, and from the original file.
+
+    For Markdown/text sources whose original (``source_ref``, an absolute path) still exists,
+    the same byte ranges of the user's file are hashed too: a mismatch there (``where =
+    "original"``) means the file changed since it was indexed. Missing originals are not errors
+    (the cache is the index's copy). A missing or short cache file is reported as ``"missing"``.
+
+    Raises:
+        RepoNotFound.
+    """
+    repo_id = store.repo_id(repo)
+    conn = store.conn
+    docs = conn.execute(
+        "SELECT id, doc_path, raw_hash, source_kind, source_ref FROM docs "
+        "WHERE repo_id = ? ORDER BY doc_path",
+        (repo_id,),
+    ).fetchall()
+    mismatches: list[Mismatch] = []
+    checked = originals = 0
+    for doc_id, doc_path, raw_hash, kind, ref in docs:
+        ranges = conn.execute(
+            "SELECT sid, byte_start, byte_end, content_hash FROM sections WHERE doc_id = ? ORDER BY ord",
+            (doc_id,),
+        ).fetchall()
+        checked += len(ranges)
+        try:
+            cached: bytes | None = store.raw.path_for(raw_hash).read_bytes()
+        except OSError:
+            cached = None
+        original: bytes | None = None
+        if kind in ("markdown", "text") and ref and Path(ref).is_absolute():
+            try:
+                original = Path(ref).read_bytes()
+                originals += 1
+            except OSError:
+                original = None
+        for where, data in (("cache", cached), ("original", original)):
+            if data is None and where == "original":
+                continue
+            for sid, start, end, expected in ranges:
+                if data is None or end > len(data):
+                    actual = "missing"
+                else:
+                    actual = hashlib.sha256(data[start:end]).hexdigest()
+                if actual != expected:
+                    mismatches.append(Mismatch(sid, doc_path, expected, actual, where))
+    return VerifyReport(repo, checked, tuple(mismatches), originals)

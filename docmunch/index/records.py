@@ -1,0 +1,256 @@
+"""Records returned by :class:`docmunch.index.Index`.
+
+Every record is a frozen slotted dataclass whose ``to_json()`` gives the exact JSON shape the
+CLI (``--json``) and the MCP server emit (design brief §6–§7, issue 2). Byte offsets are UTF-8
+byte offsets into the stored document bytes; times are milliseconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from docmunch.section.model import Section
+
+__all__ = [
+    "DocInfo",
+    "DocState",
+    "FileError",
+    "IndexReport",
+    "Mismatch",
+    "RepoInfo",
+    "SearchHit",
+    "SectionRead",
+    "VerifyReport",
+    "section_toc_json",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class FileError:
+    """One file that could not be indexed (the run went on without it)."""
+
+    path: str
+    """doc_path (POSIX, relative to the indexed root) or URL of the failing source."""
+    error: str
+    """One-line message."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "error": self.error}
+
+
+@dataclass(frozen=True, slots=True)
+class IndexReport:
+    """Outcome of one ``index`` run."""
+
+    repo: str
+    """Name of the repo that was written."""
+    docs_indexed: int
+    """Documents (re)parsed and stored in this run."""
+    docs_unchanged: int
+    """Documents whose source sha256 equals the stored one (not rendered, not parsed)."""
+    docs_removed: int
+    """Documents removed because their file disappeared (or is now excluded)."""
+    docs_skipped: int
+    """Files refused by a safety rule: secret-looking name, symlink leaving the root,
+    larger than ``max_file_bytes``, or binary content (NUL byte in the first 8 KiB)."""
+    sections: int
+    """Total number of sections in the repo after the run."""
+    errors: tuple[FileError, ...]
+    """Files that failed (unreadable, undecodable, renderer error); their previous entry is kept."""
+    elapsed_ms: int
+    """Wall-clock duration of the run in milliseconds."""
+    skipped_paths: tuple[str, ...] = ()
+    """doc_paths counted in ``docs_skipped`` (not part of the JSON shape; for humans and tests)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "repo": self.repo,
+            "docs_indexed": self.docs_indexed,
+            "docs_unchanged": self.docs_unchanged,
+            "docs_removed": self.docs_removed,
+            "docs_skipped": self.docs_skipped,
+            "sections": self.sections,
+            "errors": [e.to_json() for e in self.errors],
+            "elapsed_ms": self.elapsed_ms,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class RepoInfo:
+    """One indexed repo (collection of documents)."""
+
+    repo: str
+    docs: int
+    sections: int
+    source: str
+    """Folder path, URL or ``github:owner/name@sha`` the repo was indexed from."""
+    indexed_at: str
+    """UTC ISO-8601 time of the last write (``2026-11-30T13:40:00Z``)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "repo": self.repo,
+            "docs": self.docs,
+            "sections": self.sections,
+            "source": self.source,
+            "indexed_at": self.indexed_at,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class DocInfo:
+    """One document of a repo."""
+
+    doc_path: str
+    title: str
+    sections: int
+    bytes: int
+    """Size of the stored document bytes (the rendition for converted sources)."""
+    source_kind: str
+    source_ref: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "doc_path": self.doc_path,
+            "title": self.title,
+            "sections": self.sections,
+            "bytes": self.bytes,
+            "source_kind": self.source_kind,
+            "source_ref": self.source_ref,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class DocState:
+    """What the index remembers about a document, for incremental re-indexing."""
+
+    doc_path: str
+    source_hash: str
+    """sha256 hex of the source as given to ``put_document`` (the file bytes for local files)."""
+    raw_hash: str
+    """sha256 hex of the stored bytes (the raw cache file name)."""
+    meta: dict[str, Any] = field(default_factory=dict)
+    """The rendition's ``meta`` (etag, last-modified, …)."""
+    indexed_at: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """A search result: a handle to a section, never its body (unless a snippet is asked for)."""
+
+    repo: str
+    id: str
+    title: str
+    level: int
+    doc_path: str
+    score: float
+    """Higher is better: ``-bm25`` (weighted columns) plus the exact-title boost."""
+    summary: str
+    byte_start: int
+    byte_end: int
+    snippet: str | None = None
+    """First ``snippet_bytes`` bytes of the section (cut at a UTF-8 boundary), when asked for."""
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "id": self.id,
+            "title": self.title,
+            "level": self.level,
+            "doc_path": self.doc_path,
+            "score": self.score,
+            "summary": self.summary,
+            "byte_start": self.byte_start,
+            "byte_end": self.byte_end,
+            "repo": self.repo,
+        }
+        if self.snippet is not None:
+            out["snippet"] = self.snippet
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class SectionRead:
+    """The bytes of one section, read from the raw cache."""
+
+    section: Section
+    """The full section record (with ``locator`` for converted sources)."""
+    content: str
+    """``data[byte_start:byte_end]`` decoded as UTF-8 (undecodable bytes replaced)."""
+    doc_bytes: int
+    """Size in bytes of the whole stored document (for ``tokens_saved``)."""
+    verified: bool | None = None
+    """``None`` unless verification was asked; then sha256 of the bytes == ``content_hash``."""
+
+    def to_json(self) -> dict[str, Any]:
+        s = self.section
+        return {
+            "id": s.id,
+            "title": s.title,
+            "level": s.level,
+            "doc_path": s.doc_path,
+            "byte_start": s.byte_start,
+            "byte_end": s.byte_end,
+            "content_hash": s.content_hash,
+            "content": self.content,
+            "verified": self.verified,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Mismatch:
+    """A section whose bytes no longer hash to its ``content_hash``."""
+
+    id: str
+    doc_path: str
+    expected: str
+    """The stored ``content_hash``."""
+    actual: str
+    """sha256 hex of the bytes found now (``"missing"`` when the file is gone or too short)."""
+    where: str
+    """``"cache"`` (the raw cache copy) or ``"original"`` (the user's file)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "doc_path": self.doc_path,
+            "expected": self.expected,
+            "actual": self.actual,
+            "where": self.where,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyReport:
+    """Outcome of re-hashing every section of a repo."""
+
+    repo: str
+    sections_checked: int
+    mismatches: tuple[Mismatch, ...]
+    originals_checked: int = 0
+    """Documents whose original file (Markdown/text sources) was also re-hashed."""
+
+    @property
+    def ok(self) -> bool:
+        return not self.mismatches
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "repo": self.repo,
+            "sections_checked": self.sections_checked,
+            "ok": self.ok,
+            "mismatches": [m.to_json() for m in self.mismatches],
+        }
+
+
+def section_toc_json(section: Section) -> dict[str, Any]:
+    """The ``toc --json`` entry of a section: id, title, level, doc_path, parent_id, byte range."""
+    return {
+        "id": section.id,
+        "title": section.title,
+        "level": section.level,
+        "doc_path": section.doc_path,
+        "parent_id": section.parent_id,
+        "byte_start": section.byte_start,
+        "byte_end": section.byte_end,
+    }

@@ -1,0 +1,175 @@
+"""SQLite schema, connection settings and the schema version gate.
+
+One database ``index.sqlite3`` in WAL mode: readers never block on the writer, and a commit
+is all-or-nothing, so a crash or ``kill -9`` at any point leaves the last committed state
+readable. Writers take the lock up front (``BEGIN IMMEDIATE``) and wait up to
+:data:`BUSY_TIMEOUT_MS` for another writer instead of failing.
+
+Full-text search uses one FTS5 table with the ``unicode61`` tokenizer. unicode61 treats a run
+of Han/Kana/Hangul characters as one token, so a Chinese sentence would only match itself;
+docmunch therefore indexes CJK text with a space around every CJK character (see
+:mod:`docmunch.index.text`) and queries CJK runs as phrases of single characters. Unlike the
+``trigram`` tokenizer this also finds one- and two-character words (``调度``, ``库``).
+The ``scope`` column holds one token per section, ``r<repo id>``, so a repo filter is an
+FTS5 term intersection instead of a join over every match.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from pathlib import Path
+
+from docmunch.errors import IndexStoreError, SchemaVersionError
+
+__all__ = ["BUSY_TIMEOUT_MS", "SCHEMA_VERSION", "connect", "ensure_schema"]
+
+SCHEMA_VERSION = 1
+"""Bumped whenever the tables below change incompatibly (stored in ``PRAGMA user_version``)."""
+
+BUSY_TIMEOUT_MS = 30_000
+"""How long a writer waits for another writer's transaction before giving up."""
+
+_DDL = """
+CREATE TABLE repos (
+    id          INTEGER PRIMARY KEY,
+    name        TEXT NOT NULL UNIQUE,
+    source      TEXT NOT NULL,
+    indexed_at  TEXT NOT NULL
+);
+CREATE TABLE docs (
+    id           INTEGER PRIMARY KEY,
+    repo_id      INTEGER NOT NULL REFERENCES repos(id),
+    doc_path     TEXT NOT NULL,
+    title        TEXT NOT NULL,
+    source_kind  TEXT NOT NULL,
+    source_ref   TEXT,
+    source_hash  TEXT NOT NULL,
+    raw_hash     TEXT NOT NULL,
+    bytes        INTEGER NOT NULL,
+    meta         TEXT NOT NULL,
+    indexed_at   TEXT NOT NULL,
+    UNIQUE (repo_id, doc_path)
+);
+CREATE INDEX docs_raw_hash ON docs(raw_hash);
+CREATE TABLE sections (
+    id             INTEGER PRIMARY KEY,
+    doc_id         INTEGER NOT NULL REFERENCES docs(id),
+    ord            INTEGER NOT NULL,
+    sid            TEXT NOT NULL UNIQUE,
+    title          TEXT NOT NULL,
+    title_fold     TEXT NOT NULL,
+    level          INTEGER NOT NULL,
+    parent_sid     TEXT,
+    slug           TEXT NOT NULL,
+    byte_start     INTEGER NOT NULL,
+    byte_end       INTEGER NOT NULL,
+    subtree_end    INTEGER NOT NULL,
+    content_hash   TEXT NOT NULL,
+    summary        TEXT NOT NULL,
+    token_estimate INTEGER NOT NULL,
+    line           INTEGER NOT NULL,
+    anchor         TEXT,
+    locator        TEXT
+);
+CREATE INDEX sections_doc ON sections(doc_id, ord);
+CREATE TABLE blocks (
+    doc_id     INTEGER NOT NULL REFERENCES docs(id),
+    ord        INTEGER NOT NULL,
+    md_start   INTEGER NOT NULL,
+    md_end     INTEGER NOT NULL,
+    kind       TEXT NOT NULL,
+    text       TEXT NOT NULL,
+    positions  TEXT NOT NULL,
+    PRIMARY KEY (doc_id, ord)
+);
+CREATE TABLE counters (
+    name   TEXT PRIMARY KEY,
+    value  INTEGER NOT NULL
+);
+CREATE INDEX sections_title ON sections(title_fold);
+CREATE VIRTUAL TABLE sections_fts USING fts5(
+    title, heading_path, summary, body, scope,
+    tokenize = 'unicode61 remove_diacritics 2'
+);
+"""
+
+
+def connect(db_path: Path) -> sqlite3.Connection:
+    """Open ``db_path`` with docmunch's settings (WAL, busy timeout, autocommit mode).
+
+    The connection is in autocommit mode (``isolation_level=None``): callers open their own
+    ``BEGIN IMMEDIATE`` transactions for writes. ``check_same_thread`` is off because the
+    owning :class:`~docmunch.index.Index` hands each thread its own connection.
+
+    Raises:
+        IndexStoreError: the file is not a usable SQLite database.
+    """
+    try:
+        conn = sqlite3.connect(
+            str(db_path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+        )
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA foreign_keys = OFF")
+    except sqlite3.DatabaseError as exc:
+        raise IndexStoreError(f"cannot open index database {db_path}: {exc}", path=str(db_path)) from None
+    if str(mode).lower() != "wal":
+        conn.close()
+        raise IndexStoreError(f"index database {db_path} cannot use WAL mode ({mode})", path=str(db_path))
+    conn.create_function("dm_regexp", 2, _regexp, deterministic=True)
+    return conn
+
+
+def ensure_schema(conn: sqlite3.Connection, db_path: Path) -> None:
+    """Create the tables in an empty database, or check the version of an existing one.
+
+    Raises:
+        SchemaVersionError: the database was written by another schema version.
+        IndexStoreError: the file is not a SQLite database.
+    """
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version == SCHEMA_VERSION:
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+            if version == 0 and tables == 0:
+                for statement in _DDL.split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                conn.execute("COMMIT")
+                return
+            conn.execute("ROLLBACK")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+    except sqlite3.DatabaseError as exc:
+        raise IndexStoreError(f"cannot read index database {db_path}: {exc}", path=str(db_path)) from None
+    if version == SCHEMA_VERSION:
+        return
+    raise SchemaVersionError(
+        f"index at {db_path} was written by schema {version}, this docmunch needs {SCHEMA_VERSION}; "
+        f"move or delete {db_path.parent} (or set DOCMUNCH_HOME to a new folder) and index your docs again",
+        path=str(db_path),
+    )
+
+
+_REGEX_CACHE: dict[str, re.Pattern[str]] = {}
+
+
+def _regexp(pattern: str, value: str | None) -> bool:
+    """SQL function ``dm_regexp(pattern, value)``: ``re.fullmatch`` with a small compile cache."""
+    if value is None:
+        return False
+    compiled = _REGEX_CACHE.get(pattern)
+    if compiled is None:
+        if len(_REGEX_CACHE) > 256:
+            _REGEX_CACHE.clear()
+        compiled = _REGEX_CACHE[pattern] = re.compile(pattern)
+    return compiled.fullmatch(value) is not None

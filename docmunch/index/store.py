@@ -1,0 +1,347 @@
+"""The store: docmunch home, per-thread SQLite connections, raw cache and all writes.
+
+Atomicity: a document is written in ONE transaction (``BEGIN IMMEDIATE`` … ``COMMIT``) after
+its bytes are safely in the raw cache (fsync + rename). Readers see the old document or the
+new one, never a mix; a crash leaves at most an unreferenced raw cache file. Raw files that
+no document refers to any more are deleted after the commit that dropped the last reference.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from docmunch.errors import IndexStoreError, RepoNotFound
+from docmunch.formats.base import Rendition
+from docmunch.index.rawcache import RawCache
+from docmunch.index.records import DocState
+from docmunch.index.schema import connect, ensure_schema
+from docmunch.index.text import fts_text
+from docmunch.section import ParsedDocument, Section, split_markdown, split_text
+
+__all__ = ["DB_NAME", "Store", "default_home", "utc_now"]
+
+DB_NAME = "index.sqlite3"
+
+
+def default_home() -> Path:
+    """``$DOCMUNCH_HOME`` when set, else ``platformdirs.user_data_dir("docmunch")``."""
+    env = os.environ.get("DOCMUNCH_HOME")
+    return Path(env).expanduser() if env else Path(platformdirs.user_data_dir("docmunch"))
+
+
+def utc_now() -> str:
+    """Current UTC time as ``YYYY-MM-DDTHH:MM:SSZ``."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def parse_rendition(rendition: Rendition, *, repo: str, doc_path: str) -> ParsedDocument:
+    """Section a rendition: ``split_text`` for text sources, else ``split_markdown``.
+
+    Raises:
+        ConvertError: the bytes are not valid UTF-8.
+    """
+    if rendition.source_kind == "text":
+        return split_text(rendition.markdown, repo=repo, doc_path=doc_path)
+    return split_markdown(rendition.markdown, repo=repo, doc_path=doc_path)
+
+
+class Store:
+    """Home folder, connections and writes. One connection per thread (WAL: readers never wait)."""
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        try:
+            home.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise IndexStoreError(
+                f"cannot create docmunch home {home}: {exc.strerror}", path=str(home)
+            ) from None
+        self.db_path = home / DB_NAME
+        self.raw = RawCache(home / "raw")
+        self._local = threading.local()
+        self._all: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+        ensure_schema(self.conn, self.db_path)
+
+    # --- connections -------------------------------------------------------------------
+    @property
+    def conn(self) -> sqlite3.Connection:
+        """This thread's connection (opened on first use)."""
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = connect(self.db_path)
+            self._local.conn = conn
+            with self._lock:
+                self._all.append(conn)
+        return conn
+
+    def close(self) -> None:
+        """Close every connection this store opened."""
+        with self._lock:
+            for conn in self._all:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.close()
+            self._all.clear()
+        self._local = threading.local()
+
+    @contextlib.contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction (``BEGIN IMMEDIATE``): committed on success, rolled back on error."""
+        conn = self.conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise IndexStoreError(
+                f"index database is busy or locked: {exc}", path=str(self.db_path)
+            ) from None
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    # --- lookups -----------------------------------------------------------------------
+    def repo_id(self, repo: str) -> int:
+        """Row id of ``repo``. Raises RepoNotFound."""
+        row = self.conn.execute("SELECT id FROM repos WHERE name = ?", (repo,)).fetchone()
+        if row is None:
+            raise RepoNotFound(repo)
+        return int(row[0])
+
+    def document_state(self, repo: str, doc_path: str) -> DocState | None:
+        """What is stored for one document, or ``None`` (also when the repo does not exist)."""
+        row = self.conn.execute(
+            "SELECT d.doc_path, d.source_hash, d.raw_hash, d.meta, d.indexed_at FROM docs d "
+            "JOIN repos r ON r.id = d.repo_id WHERE r.name = ? AND d.doc_path = ?",
+            (repo, doc_path),
+        ).fetchone()
+        if row is None:
+            return None
+        return DocState(row[0], row[1], row[2], json.loads(row[3]), row[4])
+
+    def source_hashes(self, repo: str) -> dict[str, str]:
+        """``{doc_path: source_hash}`` of every document of ``repo`` (empty for a new repo)."""
+        rows = self.conn.execute(
+            "SELECT d.doc_path, d.source_hash FROM docs d JOIN repos r ON r.id = d.repo_id WHERE r.name = ?",
+            (repo,),
+        )
+        return dict(rows.fetchall())
+
+    # --- writes ------------------------------------------------------------------------
+    def ensure_repo(self, repo: str, *, source: str) -> None:
+        """Create ``repo`` (or update its source) with an ``indexed_at`` of now."""
+        if not repo or repo != repo.strip() or "::" in repo:
+            raise IndexStoreError(f"invalid repo name {repo!r}: it must be non-empty and contain no '::'")
+        with self.write() as conn:
+            self._upsert_repo(conn, repo, source)
+
+    @staticmethod
+    def _upsert_repo(conn: sqlite3.Connection, repo: str, source: str | None) -> int:
+        row = conn.execute("SELECT id FROM repos WHERE name = ?", (repo,)).fetchone()
+        if row is None:
+            cur = conn.execute(
+                "INSERT INTO repos(name, source, indexed_at) VALUES (?, ?, ?)",
+                (repo, source or "", utc_now()),
+            )
+            return int(cur.lastrowid or 0)
+        if source is not None:
+            conn.execute(
+                "UPDATE repos SET source = ?, indexed_at = ? WHERE id = ?", (source, utc_now(), row[0])
+            )
+        else:
+            conn.execute("UPDATE repos SET indexed_at = ? WHERE id = ?", (utc_now(), row[0]))
+        return int(row[0])
+
+    def put_document(
+        self, repo: str, doc_path: str, rendition: Rendition, *, source_hash: str, source: str
+    ) -> int:
+        """Add or replace one document atomically; returns its number of sections.
+
+        Args:
+            repo: repo name (created when missing; must not contain ``::``).
+            doc_path: POSIX path of the document in the repo.
+            rendition: its bytes (stored verbatim in the raw cache) and metadata.
+            source_hash: sha256 hex of the source as fetched/read (for incremental runs).
+            source: the repo's source description (folder, URL, ``github:o/n@sha``).
+
+        Raises:
+            ConvertError: the rendition is not valid UTF-8 (nothing is written).
+            IndexStoreError: the cache or database cannot be written.
+        """
+        if not repo or "::" in repo:
+            raise IndexStoreError(f"invalid repo name {repo!r}: it must be non-empty and contain no '::'")
+        parsed = parse_rendition(rendition, repo=repo, doc_path=doc_path)
+        data = rendition.markdown
+        title = rendition.title or parsed.title or doc_path.rsplit("/", 1)[-1]
+        section_rows, fts_rows = _section_rows(data, parsed.sections, rendition)
+        block_rows = [
+            (i, b.md_start, b.md_end, b.kind, b.text, json.dumps(list(b.positions), ensure_ascii=False))
+            for i, b in enumerate(rendition.blocks)
+        ]
+        raw_hash = self.raw.put(data)
+        meta = json.dumps(rendition.meta, ensure_ascii=False, default=str)
+        with self.write() as conn:
+            repo_id = self._upsert_repo(conn, repo, source)
+            old = conn.execute(
+                "SELECT id, raw_hash FROM docs WHERE repo_id = ? AND doc_path = ?", (repo_id, doc_path)
+            ).fetchone()
+            values = (
+                title,
+                rendition.source_kind,
+                rendition.source_ref,
+                source_hash,
+                raw_hash,
+                len(data),
+                meta,
+                utc_now(),
+            )
+            if old is None:
+                cur = conn.execute(
+                    "INSERT INTO docs(title, source_kind, source_ref, source_hash, raw_hash, bytes, meta, "
+                    "indexed_at, repo_id, doc_path) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (*values, repo_id, doc_path),
+                )
+                doc_id = int(cur.lastrowid or 0)
+            else:
+                doc_id = int(old[0])
+                _delete_doc_rows(conn, doc_id, keep_doc=True)
+                conn.execute(
+                    "UPDATE docs SET title = ?, source_kind = ?, source_ref = ?, source_hash = ?, "
+                    "raw_hash = ?, bytes = ?, meta = ?, indexed_at = ? WHERE id = ?",
+                    (*values, doc_id),
+                )
+            first = _next_section_rowid(conn)
+            conn.executemany(
+                "INSERT INTO sections(id, doc_id, ord, sid, title, title_fold, level, parent_sid, slug, "
+                "byte_start, byte_end, subtree_end, content_hash, summary, token_estimate, line, anchor, "
+                "locator) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(first + i, doc_id, i, *row) for i, row in enumerate(section_rows)],
+            )
+            conn.executemany(
+                "INSERT INTO sections_fts(rowid, title, heading_path, summary, body, scope) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [(first + i, *row, f"r{repo_id}") for i, row in enumerate(fts_rows)],
+            )
+            conn.executemany(
+                "INSERT INTO blocks(doc_id, ord, md_start, md_end, kind, text, positions) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(doc_id, *row) for row in block_rows],
+            )
+        if old is not None and old[1] != raw_hash:
+            self._discard_unreferenced([old[1]])
+        return len(section_rows)
+
+    def remove_document(self, repo: str, doc_path: str) -> bool:
+        """Remove one document; ``False`` when it was not indexed."""
+        with self.write() as conn:
+            row = conn.execute(
+                "SELECT d.id, d.raw_hash FROM docs d JOIN repos r ON r.id = d.repo_id "
+                "WHERE r.name = ? AND d.doc_path = ?",
+                (repo, doc_path),
+            ).fetchone()
+            if row is None:
+                return False
+            _delete_doc_rows(conn, int(row[0]), keep_doc=False)
+            conn.execute("UPDATE repos SET indexed_at = ? WHERE name = ?", (utc_now(), repo))
+        self._discard_unreferenced([row[1]])
+        return True
+
+    def delete_repo(self, repo: str) -> None:
+        """Delete a repo, its documents and their unreferenced raw files. Raises RepoNotFound."""
+        with self.write() as conn:
+            row = conn.execute("SELECT id FROM repos WHERE name = ?", (repo,)).fetchone()
+            if row is None:
+                raise RepoNotFound(repo)
+            docs = conn.execute("SELECT id, raw_hash FROM docs WHERE repo_id = ?", (row[0],)).fetchall()
+            for doc_id, _ in docs:
+                _delete_doc_rows(conn, int(doc_id), keep_doc=False)
+            conn.execute("DELETE FROM repos WHERE id = ?", (row[0],))
+        self._discard_unreferenced([h for _, h in docs])
+
+    def record_tokens_saved(self, tokens: int) -> int:
+        """Add ``tokens`` to the persisted ``tokens_saved`` counter; returns the new total."""
+        with self.write() as conn:
+            conn.execute(
+                "INSERT INTO counters(name, value) VALUES ('tokens_saved', ?) "
+                "ON CONFLICT(name) DO UPDATE SET value = value + excluded.value",
+                (max(0, int(tokens)),),
+            )
+            return int(conn.execute("SELECT value FROM counters WHERE name = 'tokens_saved'").fetchone()[0])
+
+    def _discard_unreferenced(self, digests: Sequence[str]) -> None:
+        for digest in set(digests):
+            used = self.conn.execute("SELECT 1 FROM docs WHERE raw_hash = ? LIMIT 1", (digest,)).fetchone()
+            if used is None:
+                self.raw.discard(digest)
+
+
+def _next_section_rowid(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("SELECT coalesce(max(id), 0) + 1 FROM sections").fetchone()[0])
+
+
+def _delete_doc_rows(conn: sqlite3.Connection, doc_id: int, *, keep_doc: bool) -> None:
+    conn.execute(
+        "DELETE FROM sections_fts WHERE rowid IN (SELECT id FROM sections WHERE doc_id = ?)", (doc_id,)
+    )
+    conn.execute("DELETE FROM sections WHERE doc_id = ?", (doc_id,))
+    conn.execute("DELETE FROM blocks WHERE doc_id = ?", (doc_id,))
+    if not keep_doc:
+        conn.execute("DELETE FROM docs WHERE id = ?", (doc_id,))
+
+
+def _section_rows(
+    data: bytes, sections: Sequence[Section], rendition: Rendition
+) -> tuple[list[tuple[Any, ...]], list[tuple[str, str, str, str]]]:
+    """Rows for the ``sections`` table (without id/doc_id/ord) and the FTS table (without rowid)."""
+    titles = {s.id: s.title for s in sections}
+    parents = {s.id: s.parent_id for s in sections}
+    rows: list[tuple[Any, ...]] = []
+    fts: list[tuple[str, str, str, str]] = []
+    for s in sections:
+        chain: list[str] = []
+        parent = s.parent_id
+        while parent is not None and parent in titles and len(chain) < 16:
+            chain.append(titles[parent])
+            parent = parents[parent]
+        heading_path = " > ".join(reversed(chain))
+        locator = (
+            s.locator
+            if s.locator is not None
+            else rendition.locator_for(s.byte_start, s.byte_end, anchor=s.anchor)
+        )
+        if hashlib.sha256(data[s.byte_start : s.byte_end]).hexdigest() != s.content_hash:
+            raise IndexStoreError(f"sectioner produced a wrong content_hash for {s.id}")
+        rows.append(
+            (
+                s.id,
+                s.title,
+                " ".join(s.title.split()).casefold(),
+                s.level,
+                s.parent_id,
+                s.slug,
+                s.byte_start,
+                s.byte_end,
+                s.subtree_end,
+                s.content_hash,
+                s.summary,
+                s.token_estimate,
+                s.line,
+                s.anchor,
+                json.dumps(locator, ensure_ascii=False) if locator is not None else None,
+            )
+        )
+        body = data[s.byte_start : s.byte_end].decode("utf-8", errors="replace")
+        fts.append((fts_text(s.title), fts_text(heading_path), fts_text(s.summary), fts_text(body)))
+    return rows, fts
