@@ -1,0 +1,154 @@
+"""Streamable HTTP: the SDK's HTTP client against a real ``serve --http`` process on 127.0.0.1."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import httpx
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.serve.conftest import REPO_ROOT, SERVE_CMD, free_port, server_env
+
+pytestmark = pytest.mark.timeout(120)
+
+INIT_BODY = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "0"},
+    },
+}
+MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+def _wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"server exited early: {proc.stderr.read().decode() if proc.stderr else ''}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.1)
+    pytest.fail(f"server did not listen on {port}")
+
+
+def _start(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [*SERVE_CMD, *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=REPO_ROOT,
+    )
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> tuple[bytes, bytes]:
+    proc.terminate()
+    try:
+        out, err = proc.communicate(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+    return out, err
+
+
+@pytest.fixture
+def loopback_server(tmp_path: Path) -> Iterator[str]:
+    port = free_port()
+    proc = _start(["--http", f"127.0.0.1:{port}"], server_env(tmp_path / "home"))
+    _wait_for_port(port, proc)
+    yield f"http://127.0.0.1:{port}/mcp"
+    out, _ = _stop(proc)
+    assert out == b""  # HTTP mode writes nothing to stdout either
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_sdk_http_client_lists_and_calls_tools(loopback_server: str, mode: str) -> None:
+    async def scenario() -> None:
+        async with Client(loopback_server, mode=mode) as client:
+            assert client.instructions and "search_sections" in client.instructions
+            tools = await client.list_tools()
+            assert {t.name for t in tools.tools} >= {"search_sections", "get_section", "index_local"}
+            bad = await client.call_tool("get_section", {"repo": "x"})
+            assert bad.is_error
+            assert "section_id" in bad.content[0].text
+            assert bad.meta is not None and "latency_ms" in bad.meta
+
+    anyio.run(scenario)
+
+
+def test_foreign_origin_and_host_are_refused(loopback_server: str) -> None:
+    with httpx.Client(timeout=10) as http:
+        foreign = http.post(
+            loopback_server, json=INIT_BODY, headers={**MCP_HEADERS, "Origin": "http://evil.example"}
+        )
+        assert foreign.status_code == 403
+        rebinding = http.post(
+            loopback_server, json=INIT_BODY, headers={**MCP_HEADERS, "Host": "evil.example:80"}
+        )
+        assert rebinding.status_code == 421
+        local = http.post(
+            loopback_server, json=INIT_BODY, headers={**MCP_HEADERS, "Origin": "http://localhost:6274"}
+        )
+        assert local.status_code == 200
+        no_origin = http.post(loopback_server, json=INIT_BODY, headers=MCP_HEADERS)
+        assert no_origin.status_code == 200
+
+
+def test_non_loopback_bind_needs_allow_remote_and_token(tmp_path: Path) -> None:
+    env = server_env(tmp_path / "home")
+    plain = subprocess.run(
+        [*SERVE_CMD, "--http", "0.0.0.0:0"], capture_output=True, env=env, timeout=60, cwd=REPO_ROOT
+    )
+    assert plain.returncode == 1
+    assert b"--allow-remote" in plain.stderr
+    no_token = subprocess.run(
+        [*SERVE_CMD, "--http", "0.0.0.0:0", "--allow-remote"],
+        capture_output=True,
+        env=env,
+        timeout=60,
+        cwd=REPO_ROOT,
+    )
+    assert no_token.returncode == 1
+    assert b"DOCMUNCH_TOKEN" in no_token.stderr
+    assert no_token.stdout == b""
+
+
+def test_remote_bind_with_token_requires_bearer(tmp_path: Path) -> None:
+    port = free_port()
+    token = "s3cret-token-for-tests"
+    proc = _start(
+        ["--http", f"0.0.0.0:{port}", "--allow-remote"], server_env(tmp_path / "home", DOCMUNCH_TOKEN=token)
+    )
+    try:
+        _wait_for_port(port, proc)
+        url = f"http://127.0.0.1:{port}/mcp"
+        with httpx.Client(timeout=10) as http:
+            assert http.post(url, json=INIT_BODY, headers=MCP_HEADERS).status_code == 401
+            wrong = http.post(url, json=INIT_BODY, headers={**MCP_HEADERS, "Authorization": "Bearer nope"})
+            assert wrong.status_code == 401
+            assert wrong.headers["www-authenticate"].startswith("Bearer")
+
+        async def scenario() -> None:
+            auth = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
+            async with auth, Client(streamable_http_client(url, http_client=auth), mode="legacy") as client:
+                tools = await client.list_tools()
+                assert len(tools.tools) == 15
+
+        anyio.run(scenario)
+    finally:
+        _stop(proc)
