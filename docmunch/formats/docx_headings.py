@@ -16,9 +16,10 @@ When fewer than two paragraphs have strong evidence, headings written in the Nor
 inferred from formatting (the habit of authors who never use heading styles; cf. the
 "heuristic heading detection" of docling's and pandoc's Word readers, designed here anew):
 
-* Signals: font size above the body size (body = the most common size weighted by character
-  count) by ≥ 0.5 pt — weight 2; the whole paragraph bold — 1; a numbering pattern
-  (``第X章``, ``一、``, ``（一）``, ``1.``, ``1.2.3``, ``3 Title``, ``附录A``) — 1; centred — 1.
+* Signals (patterns in :mod:`docmunch.formats.heading_rules`): font size above the body
+  size (body = the most common size weighted by character count) by ≥ 0.5 pt — weight 2;
+  the whole paragraph bold — 1; a numbering pattern (``第X章``, ``一、``, ``（一）``,
+  ``1.``, ``1.2.3``, ``3 Title``, ``附录A``) — 1; centred — 1.
   A paragraph qualifies with weight ≥ 2 that includes a larger size or bold.
 * Vetoes: table cells; captions (``图1``, ``表 2``, ``Table 2``, ``Figure 3``); sentence-like
   text (ends with ``。．.;；:：,，!?！？`` or is longer than 60 characters); and the whole
@@ -35,25 +36,11 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from docmunch.formats.heading_rules import MAX_CHAR_SHARE, MAX_PARA_SHARE, is_numbered, vetoed_text
+
 __all__ = ["ParaFacts", "assign_levels", "body_size"]
 
 _HEADING_NAME = re.compile(r"^(?:heading|标题)\s*([1-9])$", re.IGNORECASE)
-_NUMBERING = re.compile(
-    r"^(?:第[一二三四五六七八九十百零〇\d]+[章节篇部分条]"
-    r"|[一二三四五六七八九十]+[、．.]"
-    r"|[（(][一二三四五六七八九十\d]+[）)]"
-    r"|\d+(?:\.\d+)*\.?(?=\s|[^\d.\s])"
-    r"|附录\s*[A-Z\d一二三四五六七八九十]"
-    r"|(?:chapter|part|section|appendix)\s+[\dIVXA-Z]+)",
-    re.IGNORECASE,
-)
-_CAPTION = re.compile(
-    r"^(?:图|表|figure|fig\.|table|chart|listing)\s*[\d一二三四五六七八九十]", re.IGNORECASE
-)
-_SENTENCE_END = frozenset("。．.;；:：,，!?！？")
-_MAX_HEADING_CHARS = 60
-_MAX_PARA_SHARE = 0.6
-_MAX_CHAR_SHARE = 0.4
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,14 +88,7 @@ def _strong_level(p: ParaFacts) -> int | None:
 
 
 def _vetoed(p: ParaFacts) -> bool:
-    text = p.text
-    return (
-        p.in_table
-        or not text
-        or len(text) > _MAX_HEADING_CHARS
-        or text[-1] in _SENTENCE_END
-        or _CAPTION.match(text) is not None
-    )
+    return p.in_table or vetoed_text(p.text)
 
 
 def _inferred_candidates(paras: Sequence[ParaFacts], body: float | None) -> dict[int, tuple[float, bool]]:
@@ -117,13 +97,13 @@ def _inferred_candidates(paras: Sequence[ParaFacts], body: float | None) -> dict
         if _vetoed(p):
             continue
         larger = body is not None and p.size_pt is not None and p.size_pt >= body + 0.5
-        weight = 2 * larger + p.bold + bool(_NUMBERING.match(p.text)) + p.centred
+        weight = 2 * larger + p.bold + is_numbered(p.text) + p.centred
         if weight >= 2 and (larger or p.bold):
             out[i] = (p.size_pt or 0.0, p.bold)
     nonempty = [p for p in paras if p.text and not p.in_table]
     total_chars = sum(len(p.text) for p in nonempty) or 1
     cand_chars = sum(len(paras[i].text) for i in out)
-    if len(out) > _MAX_PARA_SHARE * len(nonempty) or cand_chars > _MAX_CHAR_SHARE * total_chars:
+    if len(out) > MAX_PARA_SHARE * len(nonempty) or cand_chars > MAX_CHAR_SHARE * total_chars:
         return {}
     return out
 

@@ -1,0 +1,330 @@
+"""PDF page layout: pdfium characters → lines → column-aware reading order → line groups.
+
+Coordinates are PDF user space in points (1/72 inch) as pdfium reports them: origin at the
+bottom-left of the page, x to the right, y **up**; a box is ``(x0, y0, x1, y1)`` =
+(left, bottom, right, top).
+
+Steps (one page at a time):
+
+1. **Characters** (:func:`page_chars`): pdfium's text page gives each character's code point,
+   tight box, font size, weight, name and flags. The effective size is the font size times
+   the vertical scale of the character's text matrix (``FPDFText_GetMatrix``; producers such
+   as iText draw with ``Tf 1`` and scale by the matrix). Generated characters (pdfium's
+   synthetic spaces/line breaks) are kept only as word/line separators. An overprinted copy —
+   the same character drawn again within 15 % of its size of an earlier one among the last
+   eight, the "fake bold" trick — is dropped. Rotated characters (text matrix skewed by more
+   than ~11°: arXiv margin stamps, axis labels) are skipped.
+2. **Lines** (:func:`page_lines`): consecutive characters whose vertical centres (of the loose,
+   font-height box) lie within half a font size form a line; a jump back in x, a pdfium line
+   break, or a horizontal gap wider than 2.5 font sizes starts a new line segment (so a row
+   that crosses a column gutter becomes two segments).
+3. **Columns** (:func:`reading_order`): an x-coverage histogram (1 pt bins) of the segments
+   narrower than 60 % of the text width; interior runs of bins covered by no narrow segment,
+   at least 8 pt wide with narrow text on both sides, are gutters (the projection-profile
+   idea of Nagy & Seth's recursive X-Y cut, 1984, applied once per page). Segments that cross
+   a gutter ("spanning": titles, full-width figures, footers) cut the page into horizontal
+   bands; within a band each column is read top to bottom, columns left to right.
+4. **Groups** (:func:`group_lines`): consecutive lines of one column join while font size and
+   boldness stay the same and the vertical gap stays under max(0.8 × font size, 1.3 × the
+   median gap between such lines on the page) — the median is the line spacing, since a page
+   has more line breaks than paragraph breaks.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import itertools
+import math
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
+
+__all__ = ["Char", "Group", "Line", "group_lines", "page_chars", "page_lines", "reading_order"]
+
+_FORCE_BOLD = 1 << 18  # PDF 32000-1:2008 Table 123, font flag bit 19 (ForceBold)
+_DUP_WINDOW = 8
+_MAX_SKEW = 0.2
+_DUP_TOLERANCE = 0.15
+_GAP_SPLIT = 2.5
+_MIN_GUTTER = 8.0
+_NARROW_SHARE = 0.6
+_GROUP_GAP = 0.8
+
+Box = tuple[float, float, float, float]
+
+
+@dataclass(frozen=True, slots=True)
+class Char:
+    """One visible character (or a separator space) on a page."""
+
+    text: str
+    box: Box
+    """Tight box in PDF points, origin bottom-left (``x0, y0, x1, y1``)."""
+    size: float
+    """Effective font size in points."""
+    bold: bool
+    space: bool
+    """A (real or generated) space: separates words, contributes no box."""
+    mid_y: float = 0.0
+    """Vertical centre of the *loose* box (font ascent to descent), for row grouping."""
+    newline: bool = False
+    """pdfium's generated line break."""
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """A line segment: characters on one baseline without a wide gap."""
+
+    text: str
+    box: Box
+    size: float
+    """Most common effective font size of its characters, points (rounded to 0.1)."""
+    bold: bool
+    """Every non-space character is bold."""
+    bold_prefix: bool
+    """The first word is bold (e.g. a bold ``2.1`` before CJK text in a font with no bold)."""
+    column: int = -1
+    """Column index after :func:`reading_order` (``-1`` = spans columns)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """Consecutive lines read as one paragraph-like unit."""
+
+    lines: tuple[Line, ...]
+
+    @property
+    def text(self) -> str:
+        return " ".join(line.text for line in self.lines)
+
+    @property
+    def box(self) -> Box:
+        return union(line.box for line in self.lines)
+
+    @property
+    def size(self) -> float:
+        return max(self.lines, key=lambda line: len(line.text)).size
+
+    @property
+    def bold(self) -> bool:
+        return all(line.bold for line in self.lines)
+
+
+def union(boxes: Iterable[Box]) -> Box:
+    """Smallest box containing every box in ``boxes`` (which must not be empty)."""
+    x0s, y0s, x1s, y1s = zip(*boxes, strict=True)
+    return (min(x0s), min(y0s), max(x1s), max(y1s))
+
+
+def page_chars(textpage: pdfium.PdfTextPage) -> list[Char]:
+    """All characters of a text page in pdfium order, de-duplicated (see module docstring)."""
+    out: list[Char] = []
+    buf = ctypes.create_string_buffer(128)
+    flags = ctypes.c_int()
+    matrix = pdfium_c.FS_MATRIX()
+    recent: list[Char] = []
+    high = 0
+    for i in range(textpage.count_chars()):
+        code = pdfium_c.FPDFText_GetUnicode(textpage, i)
+        if 0xD800 <= code < 0xDC00:  # UTF-16 high surrogate: pdfium splits non-BMP characters
+            high = code
+            continue
+        if 0xDC00 <= code < 0xE000:
+            code = 0x10000 + ((high - 0xD800) << 10) + (code - 0xDC00) if high else 0
+        high = 0
+        text = chr(code) if 0 < code < 0x110000 else ""
+        if not text or text in "\ufffe\uffff":
+            continue
+        generated = bool(pdfium_c.FPDFText_IsGenerated(textpage, i))
+        if text in "\r\n":
+            if text == "\n":
+                out.append(Char(" ", (0, 0, 0, 0), 0.0, False, True, newline=True))
+            continue
+        if text.isspace() or generated:
+            out.append(Char(" ", (0, 0, 0, 0), 0.0, False, True))
+            continue
+        pdfium_c.FPDFText_GetMatrix(textpage, i, ctypes.byref(matrix))
+        if abs(matrix.b) > _MAX_SKEW * abs(matrix.a) or abs(matrix.c) > _MAX_SKEW * abs(matrix.d):
+            continue  # rotated text: margin stamps, axis labels (not read; see module docstring)
+        box = textpage.get_charbox(i)
+        loose = textpage.get_charbox(i, loose=True)
+        scale = math.hypot(matrix.c, matrix.d) or 1.0
+        size = round(pdfium_c.FPDFText_GetFontSize(textpage, i) * scale, 1)
+        weight = pdfium_c.FPDFText_GetFontWeight(textpage, i)
+        pdfium_c.FPDFText_GetFontInfo(textpage, i, buf, len(buf), ctypes.byref(flags))
+        name = buf.value.decode("latin-1", "replace").lower()
+        bold = weight >= 600 or "bold" in name or "black" in name or bool(flags.value & _FORCE_BOLD)
+        char = Char(text, box, size, bold, False, (loose[1] + loose[3]) / 2)
+        tolerance = _DUP_TOLERANCE * max(size, 1.0)
+        if any(
+            c.text == text and all(abs(a - b) <= tolerance for a, b in zip(c.box, box, strict=True))
+            for c in recent
+        ):
+            continue
+        recent.append(char)
+        del recent[:-_DUP_WINDOW]
+        out.append(char)
+    return out
+
+
+def page_lines(chars: list[Char]) -> list[Line]:
+    """Group characters into line segments (see module docstring, step 2)."""
+    lines: list[Line] = []
+    current: list[Char] = []
+    pending_space = False
+
+    def flush() -> None:
+        nonlocal current
+        if current:
+            lines.append(_make_line(current))
+        current = []
+
+    for ch in chars:
+        if ch.space:
+            if ch.newline:
+                flush()
+                pending_space = False
+            else:
+                pending_space = bool(current)
+            continue
+        if current:
+            last = current[-1]
+            size = max(last.size, ch.size, 1.0)
+            same_row = abs(last.mid_y - ch.mid_y) <= 0.5 * size
+            gap = ch.box[0] - last.box[2]
+            if not same_row or ch.box[0] < last.box[0] - 0.5 * size or gap > _GAP_SPLIT * size:
+                flush()
+                pending_space = False
+            elif gap > 0.3 * size and not (_wide(last.text) or _wide(ch.text)):
+                pending_space = True
+        if pending_space and current:
+            current.append(Char(" ", ch.box, ch.size, ch.bold, True, ch.mid_y))
+        pending_space = False
+        current.append(ch)
+    flush()
+    return [line for line in lines if line.text]
+
+
+def _wide(text: str) -> bool:
+    """East Asian wide/fullwidth character (UAX #11): no spaces between such characters."""
+    return unicodedata.east_asian_width(text[0]) in ("W", "F")
+
+
+def _cy(box: Box) -> float:
+    return (box[1] + box[3]) / 2
+
+
+def _make_line(chars: list[Char]) -> Line:
+    visible = [c for c in chars if not c.space]
+    text = "".join(c.text for c in chars).strip()
+    sizes: dict[float, int] = {}
+    for c in visible:
+        sizes[c.size] = sizes.get(c.size, 0) + 1
+    first_word: list[Char] = []
+    for c in chars:
+        if c.space and first_word:
+            break
+        if not c.space:
+            first_word.append(c)
+    return Line(
+        text=text,
+        box=union(c.box for c in visible),
+        size=max(sizes, key=lambda s: sizes[s]),
+        bold=all(c.bold for c in visible),
+        bold_prefix=bool(first_word) and all(c.bold for c in first_word),
+    )
+
+
+def _gutters(lines: list[Line]) -> list[tuple[float, float]]:
+    if len(lines) < 6:
+        return []
+    left = min(line.box[0] for line in lines)
+    right = max(line.box[2] for line in lines)
+    width = right - left
+    narrow = [line for line in lines if line.box[2] - line.box[0] < _NARROW_SHARE * width]
+    if len(narrow) < 6:
+        return []
+    bins = [0] * (int(width) + 2)
+    for line in narrow:
+        for x in range(int(line.box[0] - left), int(line.box[2] - left) + 1):
+            bins[x] += 1
+    gutters: list[tuple[float, float]] = []
+    start: int | None = None
+    for x, count in enumerate(bins):
+        if count == 0 and start is None:
+            start = x
+        elif count and start is not None:
+            if x - start >= _MIN_GUTTER and start > 0:
+                gutters.append((left + start, left + x))
+            start = None
+    # keep gutters with enough narrow text on each side (a real column, not an indent)
+    kept = []
+    for g0, g1 in gutters:
+        lhs = sum(1 for line in narrow if line.box[2] <= g0)
+        rhs = sum(1 for line in narrow if line.box[0] >= g1)
+        if lhs >= 3 and rhs >= 3:
+            kept.append((g0, g1))
+    return kept
+
+
+def reading_order(lines: list[Line]) -> list[Line]:
+    """Lines of one page in reading order, each tagged with its column (step 3)."""
+    gutters = _gutters(lines)
+    edges = [g[0] for g in gutters]
+
+    def column_of(line: Line) -> int:
+        for g0, g1 in gutters:
+            if line.box[0] < g0 and line.box[2] > g1:
+                return -1
+        return sum(1 for e in edges if line.box[0] >= e)
+
+    tagged = [_with_column(line, column_of(line) if gutters else 0) for line in lines]
+    spanning = sorted((line for line in tagged if line.column == -1), key=lambda ln: -ln.box[3])
+    ordered: list[Line] = []
+    rest = [line for line in tagged if line.column != -1]
+    upper = math.inf
+    for cut in [*spanning, None]:
+        lower = cut.box[3] if cut is not None else -math.inf
+        band = [line for line in rest if lower <= _cy(line.box) < upper]
+        ordered.extend(sorted(band, key=lambda ln: (ln.column, -ln.box[3], ln.box[0])))
+        if cut is not None:
+            ordered.append(cut)
+            upper = cut.box[1]
+    placed = {id(line) for line in ordered}
+    ordered.extend(line for line in rest if id(line) not in placed)
+    return ordered
+
+
+def _with_column(line: Line, column: int) -> Line:
+    return Line(line.text, line.box, line.size, line.bold, line.bold_prefix, column)
+
+
+def group_lines(lines: list[Line], *, starts: frozenset[int] = frozenset()) -> list[Group]:
+    """Join consecutive lines into groups (step 4); a group always begins at each of ``starts``."""
+    gaps = sorted(
+        a.box[1] - b.box[3]
+        for a, b in itertools.pairwise(lines)
+        if a.column == b.column and abs(a.size - b.size) < 0.6 and 0 <= a.box[1] - b.box[3] < 3 * b.size
+    )
+    line_gap = 1.3 * gaps[len(gaps) // 2] if gaps else 0.0
+    groups: list[list[Line]] = []
+    for i, line in enumerate(lines):
+        prev = groups[-1][-1] if groups else None
+        joins = (
+            prev is not None
+            and i not in starts
+            and prev.column == line.column
+            and abs(prev.size - line.size) < 0.6
+            and prev.bold == line.bold
+            and prev.bold_prefix == line.bold_prefix
+            and -0.3 * line.size <= prev.box[1] - line.box[3] <= max(_GROUP_GAP * line.size, line_gap)
+            and line.box[0] < prev.box[2]
+        )
+        if joins:
+            groups[-1].append(line)
+        else:
+            groups.append([line])
+    return [Group(tuple(g)) for g in groups]
