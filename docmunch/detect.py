@@ -1,0 +1,271 @@
+"""Documentation platform detection: which generator built a page, where its content is.
+
+Evidence, strongest first: ``<meta name="generator">`` (MkDocs, Docusaurus, VitePress, Hugo,
+Antora, GitBook, pdoc, Javadoc write one), DOM signatures (class/id names and asset paths a
+generator or theme always emits, e.g. Sphinx's ``_static/documentation_options.js``, furo's
+``styles/furo.css``, mdBook's ``#mdbook-help-container``), then the host (``github.com``,
+``*.readthedocs.io``, ``*.gitbook.io``). Each :class:`Platform` names the selectors of its
+main-content container (tried in order) and of the chrome to remove inside it: permalink
+anchors (``¶``, ``#``), "Edit this page" buttons, prev/next pagers, breadcrumbs, in-page TOCs,
+version pickers, copy buttons. An unknown page is ``generic`` (the Readability scoring path).
+
+Selectors are CSS, compiled once to XPath with ``cssselect``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from urllib.parse import urlsplit
+
+import lxml.etree as etree
+from cssselect import GenericTranslator
+from lxml.html import HtmlElement
+
+__all__ = ["GENERIC", "PLATFORMS", "Platform", "detect_platform", "select"]
+
+
+@dataclass(frozen=True, slots=True)
+class Platform:
+    """A documentation generator/theme and where its pages keep content and chrome."""
+
+    name: str
+    """Short id: ``sphinx``, ``sphinx-furo``, ``mkdocs-material``, …, or ``generic``."""
+    content_selectors: tuple[str, ...]
+    """CSS selectors of the main-content container, best first."""
+    chrome_selectors: tuple[str, ...]
+    """CSS selectors of page chrome to delete inside the container."""
+    evidence: str
+    """Human-readable reason for the verdict (``meta generator 'mkdocs-1.6.1'``)."""
+
+
+_SPHINX_CHROME = (
+    "a.headerlink",
+    "div.related",
+    "div.sphinxsidebar",
+    "div[role=navigation]",
+    ".wy-breadcrumbs",
+    ".rst-footer-buttons",
+    ".rst-versions",
+    ".prev-next-area",
+    ".related-pages",
+    ".edit-this-page",
+    ".content-icon-container",
+    ".toc-drawer",
+    ".bd-toc",
+    ".bd-header-article",
+    "button.copybtn",
+)
+_SPHINX_CONTENT = (
+    "div[itemprop=articleBody]",
+    "article[role=main]",
+    "div.body[role=main]",
+    "div[role=main]",
+    "article.bd-article",
+    "div.body",
+    "div.document",
+)
+_MKDOCS_CHROME = (
+    "a.headerlink",
+    "a.md-content__button",
+    ".md-source-file",
+    "nav.md-footer__inner",
+    ".md-feedback",
+    "button.md-clipboard",
+    "div.md-sidebar",
+    "nav.md-tabs",
+)
+
+PLATFORMS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "sphinx-rtd": (_SPHINX_CONTENT, _SPHINX_CHROME),
+    "sphinx-furo": (("article[role=main]", *_SPHINX_CONTENT), _SPHINX_CHROME),
+    "sphinx-alabaster": (("div.body[role=main]", *_SPHINX_CONTENT), _SPHINX_CHROME),
+    "sphinx": (_SPHINX_CONTENT, _SPHINX_CHROME),
+    "mkdocs-material": (
+        ("article.md-content__inner", "div.md-content article", "div.md-content"),
+        _MKDOCS_CHROME,
+    ),
+    "mkdocs": (("div[role=main]", "div.col-md-9", "main", "div.content"), ("a.headerlink", ".edit-page")),
+    "docusaurus": (
+        ("article div.theme-doc-markdown", "div.theme-doc-markdown", "article .markdown", "main article"),
+        (
+            "a.hash-link",
+            "nav.theme-doc-breadcrumbs",
+            "footer.theme-doc-footer",
+            "nav.pagination-nav",
+            ".theme-doc-toc-mobile",
+            ".theme-doc-version-badge",
+            "button.clean-btn",
+        ),
+    ),
+    "vitepress": (
+        ("div.vp-doc", "main .vp-doc", "main"),
+        (
+            "a.header-anchor",
+            "span.lang",
+            "button.copy",
+            "div.line-numbers-wrapper",
+            ".edit-link",
+            ".prev-next",
+            "nav.prev-next",
+            ".VPDocFooter",
+        ),
+    ),
+    "mdbook": (
+        ("main", "#content"),
+        ("a.header", ".nav-chapters", "nav.nav-wrapper", "#menu-bar", ".buttons"),
+    ),
+    "gitbook": (
+        ("main [data-testid=page.contentEditor]", "main .page-inner section.markdown-section", "main"),
+        (
+            "a[aria-label='Direct link to heading']",
+            ".page-footer",
+            "nav[aria-label=Breadcrumb]",
+            "[data-testid=table-of-contents]",
+        ),
+    ),
+    "docsy": (
+        ("div.td-content", "main"),
+        (
+            "a.td-heading-self-link",
+            ".td-page-meta",
+            "nav[aria-label=breadcrumb]",
+            ".td-toc",
+            "#td-page-toc",
+            ".td-page-meta__lastmod",
+            ".feedback--title",
+            ".d-print-none",
+        ),
+    ),
+    "hugo": (
+        ("article", "main", "div.content"),
+        ("a.anchor", "nav#TableOfContents", ".edit-page", ".pagination"),
+    ),
+    "antora": (
+        ("article.doc", "main.article"),
+        ("a.anchor", "nav.breadcrumbs", ".edit-this-page", "nav.pagination", "aside.toc", ".page-versions"),
+    ),
+    "github": (
+        ("article.markdown-body", "div.markdown-body", "#readme"),
+        ("a.anchor", "a.heading-link", ".octicon", "clipboard-copy"),
+    ),
+    "pdoc": (
+        ("main.pdoc", "main", "section#module-list"),
+        ("a.headerlink", "nav.pdoc", "a.view-source-button", "label.view-source-button", "a.edit-button"),
+    ),
+    "pydoc": (("body",), ()),
+    "javadoc": (
+        ("main[role=main]", "div.contentContainer", "div.content-container"),
+        (
+            "nav",
+            "header.flex-header",
+            "div.subNav",
+            "div.sub-nav",
+            ".skip-nav",
+            "#navbar-top",
+            "#navbar-bottom",
+        ),
+    ),
+}
+
+GENERIC = Platform("generic", (), (), "no documentation-generator signature found")
+
+_GENERATOR_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"mkdocs-material|mkdocs.*material", re.I), "mkdocs-material"),
+    (re.compile(r"\bmkdocs\b", re.I), "mkdocs"),
+    (re.compile(r"docusaurus", re.I), "docusaurus"),
+    (re.compile(r"vitepress", re.I), "vitepress"),
+    (re.compile(r"antora", re.I), "antora"),
+    (re.compile(r"gitbook", re.I), "gitbook"),
+    (re.compile(r"\bpdoc\b", re.I), "pdoc"),
+    (re.compile(r"javadoc", re.I), "javadoc"),
+    (re.compile(r"\bsphinx\b", re.I), "sphinx"),
+    (re.compile(r"\bhugo\b", re.I), "hugo"),
+)
+
+# (platform, CSS selector) DOM signatures, checked in order when no generator meta decides.
+_SIGNATURES: tuple[tuple[str, str], ...] = (
+    ("sphinx-furo", "link[href*='styles/furo.css']"),
+    ("sphinx-rtd", "div.wy-nav-content, link[href*='sphinx_rtd_theme'], nav.wy-nav-side"),
+    ("sphinx-alabaster", "link[href*='alabaster.css']"),
+    (
+        "sphinx",
+        "script[src*='documentation_options.js'], div.sphinxsidebar, link[href*='_static/pygments.css']",
+    ),
+    ("mkdocs-material", "div.md-container, article.md-content__inner"),
+    ("docusaurus", "#__docusaurus, div.theme-doc-markdown"),
+    ("vitepress", "#VPContent, div.vp-doc"),
+    ("mdbook", "#mdbook-help-container, #sidebar-toggle, nav#sidebar ol.chapter, script[src*='book.js']"),
+    ("gitbook", "[data-testid='page.contentEditor'], div.book-summary"),
+    ("docsy", "div.td-content, body.td-page, .td-main"),
+    ("antora", "article.doc, nav.nav-menu .nav-list, div.nav-container[data-component]"),
+    ("github", "article.markdown-body, div.markdown-body"),
+    ("pdoc", "main.pdoc, nav.pdoc"),
+    (
+        "javadoc",
+        "div.contentContainer, div.header > h1.title + div.docSummary, body.class-declaration-page, "
+        "body.package-declaration-page, main[role=main] div.inheritance",
+    ),
+    ("pydoc", "table.heading td.title, body[bgcolor='#f0f0f8']"),
+)
+
+_HOST_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"(^|\.)github\.com$"), "github"),
+    (re.compile(r"(^|\.)readthedocs\.(io|org)$"), "sphinx"),
+    (re.compile(r"(^|\.)gitbook\.io$"), "gitbook"),
+)
+
+_GENERATOR = etree.XPath("//meta[translate(@name,'GENERATOR','generator')='generator']/@content")
+
+
+@lru_cache(maxsize=256)
+def _compiled(selector: str) -> etree.XPath:
+    return etree.XPath(GenericTranslator().css_to_xpath(selector))
+
+
+def select(root: HtmlElement, selector: str) -> list[HtmlElement]:
+    """Elements under ``root`` matching the CSS ``selector`` (document order)."""
+    return _compiled(selector)(root)  # type: ignore[no-any-return]
+
+
+def _platform(name: str, evidence: str) -> Platform:
+    content, chrome = PLATFORMS[name]
+    return Platform(name, content, chrome, evidence)
+
+
+def _refine_sphinx(root: HtmlElement, name: str, evidence: str) -> Platform:
+    for theme in ("sphinx-furo", "sphinx-rtd", "sphinx-alabaster"):
+        selector = next(sel for plat, sel in _SIGNATURES if plat == theme)
+        if select(root, selector):
+            return _platform(theme, f"{evidence}; theme signature {selector!r}")
+    return _platform(name, evidence)
+
+
+def detect_platform(root: HtmlElement, *, url: str | None = None) -> Platform:
+    """Identify the documentation generator of the page ``root`` (the ``<html>`` element).
+
+    ``url`` (optional) adds host evidence. Returns :data:`GENERIC` when nothing matches.
+    Cost: one generator-meta lookup plus at most ~15 compiled XPath queries.
+    """
+    for content in _GENERATOR(root):
+        for pattern, name in _GENERATOR_RULES:
+            if pattern.search(content):
+                evidence = f"meta generator {content.strip()!r}"
+                if name == "hugo" and select(root, "div.td-content, .td-main"):
+                    return _platform("docsy", evidence + "; Docsy signature 'div.td-content'")
+                if name == "sphinx":
+                    return _refine_sphinx(root, name, evidence)
+                return _platform(name, evidence)
+    for name, selector in _SIGNATURES:
+        if select(root, selector):
+            evidence = f"DOM signature {selector!r}"
+            if name == "sphinx":
+                return _refine_sphinx(root, name, evidence)
+            return _platform(name, evidence)
+    if url:
+        host = (urlsplit(url).hostname or "").lower()
+        for pattern, name in _HOST_RULES:
+            if pattern.search(host):
+                return _platform(name, f"host {host!r}")
+    return GENERIC

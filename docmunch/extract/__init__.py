@@ -1,0 +1,131 @@
+"""Main-content extraction: page HTML → :class:`Article` (cleaned content + metadata).
+
+Pipeline: :func:`parse_html` (WHATWG parser, see :mod:`docmunch.extract._parse`) →
+:func:`docmunch.detect.detect_platform` → metadata (:mod:`._metadata`, as Readability.js
+reports it) → document preparation (:mod:`._prep`) → either the platform's own content
+container minus its chrome (:mod:`._platform`), or the Readability-style scoring
+(:mod:`._readability`, :mod:`._clean`) → links and images made absolute (:mod:`._images`).
+
+Example::
+
+    article = extract(html, url="https://example.org/docs/page.html")
+    article.title, article.platform, article.content_html
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import lxml.html
+from lxml.html import HtmlElement
+
+from docmunch.detect import detect_platform
+from docmunch.errors import ExtractError
+from docmunch.extract import _dom as dom
+from docmunch.extract._images import absolutize, base_url, unwrap_noscript_images
+from docmunch.extract._metadata import read_metadata
+from docmunch.extract._parse import parse_html
+from docmunch.extract._platform import platform_content
+from docmunch.extract._prep import clean_classes, prep_document, simplify_nested
+from docmunch.extract._readability import grab_article
+
+__all__ = ["Article", "extract", "parse_html"]
+
+
+@dataclass(frozen=True, slots=True)
+class Article:
+    """The main content of a page and its metadata (fields as Readability.js names them)."""
+
+    url: str | None
+    """The page URL given by the caller (``None`` for a local file without one)."""
+    title: str | None
+    """Article title (JSON-LD, ``og:``/``twitter:`` meta, else the cleaned ``<title>``)."""
+    byline: str | None
+    """Author line (metadata, else the visible byline element removed from the content)."""
+    excerpt: str | None
+    """Description from metadata, else the first paragraph's text."""
+    site_name: str | None
+    """Site name (``og:site_name`` or JSON-LD publisher)."""
+    lang: str | None
+    """``<html lang>`` value."""
+    dir: str | None
+    """Text direction (``ltr``/``rtl``) from the content's nearest ``dir`` attribute."""
+    published_time: str | None
+    """Publication time as written by the page (not parsed)."""
+    platform: str
+    """Documentation platform (:func:`docmunch.detect.detect_platform`), ``"generic"`` if unknown."""
+    content: HtmlElement
+    """The cleaned main-content element; links and images are absolute."""
+    content_html: str
+    """``content`` serialised as HTML (UTF-8 text)."""
+    text: str
+    """Text content of ``content`` (DOM ``textContent``)."""
+    length: int
+    """``len(text)`` in characters (Readability's ``length``)."""
+
+
+def extract(html: str | bytes, *, url: str | None = None) -> Article:
+    """Extract the main content and metadata of one HTML page.
+
+    ``html``: the page as text or bytes (bytes are charset-sniffed). ``url``: the page URL,
+    used to resolve relative links/images (together with ``<base href>``) and as host evidence
+    for platform detection. Raises :class:`docmunch.errors.ExtractError` when the page has no
+    usable text at all.
+    """
+    root = parse_html(html, url=url)
+    platform = detect_platform(root, url=url)
+    meta = read_metadata(root)
+    base = base_url(root, url)
+    lang = root.get("lang")
+    unwrap_noscript_images(root)
+    prep_document(root)
+    body = root.find("body")
+    if body is None:  # parse_html always adds one; keeps type checkers honest
+        raise ExtractError("page has no <body>", url=url)
+
+    content: HtmlElement | None = None
+    byline: str | None = None
+    direction: str | None = None
+    if platform.name != "generic":
+        content = platform_content(root, platform)
+        if content is not None:
+            direction = _direction(content)
+    if content is None:
+        grab = grab_article(body, title=meta.title or "", need_byline=not meta.byline)
+        content, byline, direction = grab.content, grab.byline, grab.dir
+        if content is not None:
+            simplify_nested(content)
+    if content is None or not dom.text_of(content).strip():
+        raise ExtractError("no main content found in the page", url=url)
+
+    absolutize(content, base=base, url=url)
+    clean_classes(content)
+    text = dom.text_of(content)
+    excerpt = meta.excerpt
+    if not excerpt:
+        first_p = next(content.iter("p"), None)
+        excerpt = dom.text_of(first_p).strip() if first_p is not None else None
+    return Article(
+        url=url,
+        title=meta.title,
+        byline=meta.byline or byline,
+        excerpt=excerpt or None,
+        site_name=meta.site_name,
+        lang=lang,
+        dir=direction,
+        published_time=meta.published_time,
+        platform=platform.name,
+        content=content,
+        content_html=lxml.html.tostring(content, encoding="unicode"),
+        text=text,
+        length=len(text),
+    )
+
+
+def _direction(content: HtmlElement) -> str | None:
+    node: HtmlElement | None = content
+    while node is not None:
+        if node.get("dir"):
+            return node.get("dir")
+        node = node.getparent()
+    return None

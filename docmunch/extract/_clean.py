@@ -1,0 +1,258 @@
+"""Cleaning of the chosen article: Readability.js's ``_prepArticle`` and helpers, on lxml.
+
+Source of the rules: Mozilla Readability.js 0.6 (Apache-2.0) — ``_markDataTables``,
+``_cleanConditionally`` (the "fishy node" heuristics: image/paragraph ratio, list items vs
+paragraphs, inputs, link density against class weight, embeds, text density), ``_clean``,
+``_cleanHeaders``, ``_cleanMatchedNodes`` (share widgets). Re-implemented here.
+
+Docs-aware divergences: an element holding a ``<pre>`` code block, ``<math>`` or a data
+table is never removed conditionally (unless its class/id weight is negative); ``<h1>``
+keeps its level.
+"""
+
+from __future__ import annotations
+
+import re
+
+from lxml.html import HtmlElement
+
+from docmunch.extract import _dom as dom
+
+__all__ = ["mark_data_tables", "prep_article"]
+
+_VIDEOS = re.compile(
+    r"//(www\.)?((dailymotion|youtube|youtube-nocookie|player\.vimeo|v\.qq)\.com|"
+    r"(archive|upload\.wikimedia)\.org|player\.twitch\.tv)",
+    re.IGNORECASE,
+)
+_SHARE = re.compile(r"(\b|_)(share|sharedaddy)(\b|_)", re.IGNORECASE)
+_AD_WORDS = re.compile(
+    r"^(ad(vertising|vertisement)?|pub(licité)?|werb(ung)?|广告|Реклама|Anuncio)$", re.IGNORECASE
+)
+_LOADING_WORDS = re.compile(r"^((loading|正在加载|Загрузка|chargement|cargando)(…|\.\.\.)?)$", re.IGNORECASE)
+_PRESENTATIONAL = (
+    "align",
+    "background",
+    "bgcolor",
+    "border",
+    "cellpadding",
+    "cellspacing",
+    "frame",
+    "hspace",
+    "rules",
+    "style",
+    "valign",
+    "vspace",
+)
+_SIZE_ELEMS = frozenset(("table", "th", "td", "hr", "pre"))
+_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+_TEXTISH = ("span", "li", "td", "blockquote", "dl", "div", "img", "ol", "p", "pre", "table", "ul")
+_EMBEDS = ("object", "embed", "iframe")
+_DATA_TABLE_DESCENDANTS = ("col", "colgroup", "tfoot", "thead", "th")
+
+
+def clean_styles(root: HtmlElement) -> None:
+    """Drop presentational attributes (``style``, ``align``, …) outside ``<svg>``."""
+    for el in root.iter():
+        if el.tag == "svg":
+            continue
+        attrib = el.attrib
+        for name in _PRESENTATIONAL:
+            if name in attrib:
+                del attrib[name]
+        if el.tag in _SIZE_ELEMS:
+            attrib.pop("width", None)
+            attrib.pop("height", None)
+
+
+def _row_col_count(table: HtmlElement) -> tuple[int, int]:
+    rows = columns = 0
+    for tr in table.iter("tr"):
+        rows += _int(tr.get("rowspan")) or 1
+        in_row = sum((_int(td.get("colspan")) or 1) for td in tr.iter("td"))
+        columns = max(columns, in_row)
+    return rows, columns
+
+
+def _int(value: str | None) -> int:
+    if not value:
+        return 0
+    digits = re.match(r"\s*(\d+)", value)
+    return int(digits.group(1)) if digits else 0
+
+
+def mark_data_tables(root: HtmlElement) -> set[HtmlElement]:
+    """Readability's ``_markDataTables``: the set of tables that hold data, not layout."""
+    data: set[HtmlElement] = set()
+    for table in root.iter("table"):
+        if table.get("role") == "presentation" or table.get("datatable") == "0":
+            continue
+        if table.get("summary"):
+            data.add(table)
+            continue
+        caption = next(table.iter("caption"), None)
+        if caption is not None and (caption.text or len(caption)):
+            data.add(table)
+            continue
+        if any(next(table.iter(tag), None) is not None for tag in _DATA_TABLE_DESCENDANTS):
+            data.add(table)
+            continue
+        if any(True for _ in table.iterdescendants("table")):
+            continue
+        rows, columns = _row_col_count(table)
+        if columns == 1 or rows == 1:
+            continue
+        if rows >= 10 or columns > 4 or rows * columns > 10:
+            data.add(table)
+    return data
+
+
+def _text_density(el: HtmlElement, tags: tuple[str, ...]) -> float:
+    length = len(dom.inner_text(el))
+    if not length:
+        return 0.0
+    return sum(len(dom.inner_text(child)) for child in el.iterdescendants(*tags)) / length
+
+
+def _has_video(el: HtmlElement) -> bool:
+    if any(_VIDEOS.search(value) for value in el.attrib.values()):
+        return True
+    if el.tag == "object":
+        from lxml.html import tostring
+
+        return bool(_VIDEOS.search(tostring(el, encoding="unicode")))
+    return False
+
+
+def _weight(el: HtmlElement, flags: int) -> int:
+    from docmunch.extract._readability import class_weight
+
+    return class_weight(el, flags)
+
+
+def _should_remove(node: HtmlElement, tag: str, flags: int, data_tables: set[HtmlElement]) -> bool:
+    is_list = tag in ("ul", "ol")
+    text = dom.inner_text(node)
+    if not is_list:
+        list_length = sum(len(dom.inner_text(lst)) for lst in node.iterdescendants("ul", "ol"))
+        is_list = bool(text) and list_length / len(text) > 0.9
+    if tag == "table" and node in data_tables:
+        return False
+    if dom.has_ancestor_tag(node, "table", -1, lambda t: t in data_tables):
+        return False
+    if dom.has_ancestor_tag(node, "code", -1) or dom.has_ancestor_tag(node, "pre", -1):
+        return False
+    if any(t in data_tables for t in node.iterdescendants("table")):
+        return False
+    weight = _weight(node, flags)
+    if weight < 0:
+        return True
+    if any(True for _ in node.iter("pre", "math")):
+        return False  # docs-aware: code blocks and formulas are content
+    if text.count(",") >= 10:
+        return False
+    p = sum(1 for _ in node.iter("p"))
+    img = sum(1 for _ in node.iter("img"))
+    li = sum(1 for _ in node.iter("li")) - 100
+    inputs = sum(1 for _ in node.iter("input"))
+    heading_density = _text_density(node, _HEADINGS)
+    embeds = 0
+    for embed in node.iter(*_EMBEDS):
+        if _has_video(embed):
+            return False
+        embeds += 1
+    if _AD_WORDS.match(text) or _LOADING_WORDS.match(text):
+        return True
+    length = len(text)
+    density = dom.link_density(node)
+    text_density = _text_density(node, _TEXTISH)
+    in_figure = dom.has_ancestor_tag(node, "figure")
+    remove = (
+        (not in_figure and img > 1 and p / img < 0.5)
+        or (not is_list and li > p)
+        or (inputs > p // 3)
+        or (
+            not is_list
+            and not in_figure
+            and heading_density < 0.9
+            and length < 25
+            and (img == 0 or img > 2)
+            and density > 0
+        )
+        or (not is_list and weight < 25 and density > 0.2)
+        or (weight >= 25 and density > 0.5)
+        or ((embeds == 1 and length < 75) or embeds > 1)
+        or (img == 0 and text_density == 0)
+    )
+    if is_list and remove:
+        if any(len(child) > 1 for child in node):
+            return remove
+        if img == sum(1 for _ in node.iter("li")):
+            return False
+    return remove
+
+
+def clean_conditionally(root: HtmlElement, tag: str, flags: int, data_tables: set[HtmlElement]) -> None:
+    """Readability's ``_cleanConditionally`` for ``tag``; innermost candidates judged first."""
+    from docmunch.extract._readability import CLEAN_CONDITIONALLY
+
+    if not flags & CLEAN_CONDITIONALLY:
+        return
+    for node in reversed(list(root.iterdescendants(tag))):
+        if node.getparent() is not None and _should_remove(node, tag, flags, data_tables):
+            dom.remove(node)
+
+
+def _clean(root: HtmlElement, tag: str) -> None:
+    embed = tag in _EMBEDS
+    for node in reversed(list(root.iterdescendants(tag))):
+        if embed and _has_video(node):
+            continue
+        dom.remove(node)
+
+
+def _clean_share(root: HtmlElement) -> None:
+    for top in list(root):
+        end = dom.next_node(top, True)
+        node = dom.next_node(top)
+        while node is not None and node is not end:
+            if _SHARE.search(dom.class_and_id(node)) and len(dom.text_of(node)) < 500:
+                node = dom.remove_and_get_next(node)
+            else:
+                node = dom.next_node(node)
+
+
+def prep_article(article: HtmlElement, flags: int, scores: dict[HtmlElement, float]) -> None:
+    """Readability's ``_prepArticle`` on the joined article ``<div>`` (mutates it)."""
+    from docmunch.extract._images import fix_lazy_images
+
+    del scores
+    clean_styles(article)
+    data_tables = mark_data_tables(article)
+    fix_lazy_images(article)
+    clean_conditionally(article, "form", flags, data_tables)
+    clean_conditionally(article, "fieldset", flags, data_tables)
+    for tag in ("object", "embed", "footer", "link", "aside"):
+        _clean(article, tag)
+    _clean_share(article)
+    for tag in ("iframe", "input", "textarea", "select", "button"):
+        _clean(article, tag)
+    for header in reversed(list(article.iterdescendants("h1", "h2"))):
+        if _weight(header, flags) < 0:
+            dom.remove(header)
+    for tag in ("table", "ul", "div"):
+        clean_conditionally(article, tag, flags, data_tables)
+    for p in reversed(list(article.iterdescendants("p"))):
+        if not any(True for _ in p.iter("img", "embed", "object", "iframe")) and not dom.text_of(p).strip():
+            dom.remove(p)
+    for br in list(article.iterdescendants("br")):
+        if (br.tail is None or not br.tail.strip()) and br.getnext() is not None and br.getnext().tag == "p":
+            dom.remove(br)
+    for table in list(article.iterdescendants("table")):
+        body = table[0] if dom.has_single_tag_inside(table, "tbody") else table
+        if dom.has_single_tag_inside(body, "tr"):
+            row = body[0]
+            if dom.has_single_tag_inside(row, "td"):
+                cell = row[0]
+                cell.tag = "p" if dom.all_phrasing(cell) else "div"
+                dom.replace(table, cell)

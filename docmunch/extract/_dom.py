@@ -1,0 +1,234 @@
+"""Small DOM operations on lxml trees, shaped like the DOM calls Readability.js makes.
+
+lxml keeps text in ``.text``/``.tail`` rather than in text nodes, so "remove a node" must
+hand its tail to the previous sibling, and "wrap phrasing content in a <p>" must treat
+``.text`` and each ``.tail`` as the text nodes a DOM would have. Every walk here is
+iterative (explicit loops or lxml's C iterators): trees thousands of levels deep are fine.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+from lxml.html import HtmlElement
+
+_SPACES = re.compile(r"\s{2,}")
+_HAS_CONTENT = re.compile(r"\S$")
+
+# Readability.js PHRASING_ELEMS (https://developer.mozilla.org/en-US/docs/Web/Guide/HTML/Content_categories#Phrasing_content)
+PHRASING = frozenset(
+    (
+        "abbr",
+        "audio",
+        "b",
+        "bdo",
+        "br",
+        "button",
+        "cite",
+        "code",
+        "data",
+        "datalist",
+        "dfn",
+        "em",
+        "embed",
+        "i",
+        "img",
+        "input",
+        "kbd",
+        "label",
+        "mark",
+        "math",
+        "meter",
+        "noscript",
+        "object",
+        "output",
+        "progress",
+        "q",
+        "ruby",
+        "samp",
+        "script",
+        "select",
+        "small",
+        "span",
+        "strong",
+        "sub",
+        "sup",
+        "textarea",
+        "time",
+        "var",
+        "wbr",
+    )
+)
+_PHRASING_IF_CHILDREN = frozenset(("a", "del", "ins"))
+
+
+def text_of(el: HtmlElement) -> str:
+    """DOM ``textContent`` of ``el`` (its own text and all descendants', no tail)."""
+    return "".join(el.itertext())
+
+
+def inner_text(el: HtmlElement, normalize: bool = True) -> str:
+    """Readability's ``_getInnerText``: trimmed textContent, runs of 2+ spaces → one space."""
+    text = text_of(el).strip()
+    return _SPACES.sub(" ", text) if normalize else text
+
+
+def normalize_spaces(text: str) -> str:
+    return _SPACES.sub(" ", text)
+
+
+def remove(el: HtmlElement) -> None:
+    """Detach ``el`` from its parent, keeping its tail text in place (DOM ``removeChild``)."""
+    parent = el.getparent()
+    if parent is None:
+        return
+    tail = el.tail
+    if tail:
+        prev = el.getprevious()
+        if prev is not None:
+            prev.tail = (prev.tail or "") + tail
+        else:
+            parent.text = (parent.text or "") + tail
+    el.tail = None
+    parent.remove(el)
+
+
+def unwrap(el: HtmlElement) -> None:
+    """Replace ``el`` by its children and text (keeps everything but the tag itself)."""
+    el.drop_tag()
+
+
+def replace(old: HtmlElement, new: HtmlElement) -> None:
+    """DOM ``replaceChild(new, old)``: ``new`` takes ``old``'s place; ``old``'s tail stays put."""
+    parent = old.getparent()
+    if parent is None:
+        return
+    new_parent = new.getparent()
+    if new_parent is not None:
+        remove(new)
+    new.tail = old.tail
+    old.tail = None
+    parent.replace(old, new)
+
+
+def next_node(node: HtmlElement, ignore_self_and_kids: bool = False) -> HtmlElement | None:
+    """Readability's ``_getNextNode``: depth-first successor in document order."""
+    if not ignore_self_and_kids and len(node):
+        return node[0]
+    nxt = node.getnext()
+    if nxt is not None:
+        return nxt
+    parent = node.getparent()
+    while parent is not None:
+        nxt = parent.getnext()
+        if nxt is not None:
+            return nxt
+        parent = parent.getparent()
+    return None
+
+
+def remove_and_get_next(node: HtmlElement) -> HtmlElement | None:
+    nxt = next_node(node, True)
+    remove(node)
+    return nxt
+
+
+def ancestors(node: HtmlElement, max_depth: int = 0) -> list[HtmlElement]:
+    """Parents of ``node``, nearest first, at most ``max_depth`` of them (0: all)."""
+    out: list[HtmlElement] = []
+    parent = node.getparent()
+    while parent is not None:
+        out.append(parent)
+        if max_depth and len(out) == max_depth:
+            break
+        parent = parent.getparent()
+    return out
+
+
+def has_ancestor_tag(node: HtmlElement, tag: str, max_depth: int = 3, predicate=None) -> bool:
+    """Readability's ``_hasAncestorTag``; ``max_depth`` <= 0 means unlimited."""
+    depth = 0
+    parent = node.getparent()
+    while parent is not None:
+        if max_depth > 0 and depth > max_depth:
+            return False
+        if parent.tag == tag and (predicate is None or predicate(parent)):
+            return True
+        parent = parent.getparent()
+        depth += 1
+    return False
+
+
+def is_phrasing(el: HtmlElement) -> bool:
+    """Phrasing content as Readability defines it; ``a``/``del``/``ins`` need phrasing children."""
+    if el.tag in PHRASING:
+        return True
+    if el.tag not in _PHRASING_IF_CHILDREN:
+        return False
+    stack = list(el)
+    while stack:
+        child = stack.pop()
+        if child.tag in PHRASING:
+            continue
+        if child.tag in _PHRASING_IF_CHILDREN:
+            stack.extend(child)
+            continue
+        return False
+    return True
+
+
+def all_phrasing(el: HtmlElement) -> bool:
+    return all(is_phrasing(child) for child in el)
+
+
+def has_single_tag_inside(el: HtmlElement, tag: str) -> bool:
+    """Exactly one element child, of ``tag``, and no text node ending in non-space."""
+    if len(el) != 1 or el[0].tag != tag:
+        return False
+    return not any(t and _HAS_CONTENT.search(t) for t in (el.text, el[0].tail))
+
+
+def without_content(el: HtmlElement) -> bool:
+    """Readability's ``_isElementWithoutContent``: no text and only <br>/<hr> children."""
+    if text_of(el).strip():
+        return False
+    n = len(el)
+    if n == 0:
+        return True
+    return n == sum(1 for _ in el.iter("br", "hr"))  # descendants, as getElementsByTagName
+
+
+def has_child_block(el: HtmlElement, block_tags: frozenset[str]) -> bool:
+    return any(d.tag in block_tags for d in el.iterdescendants())
+
+
+def elements(root: HtmlElement, tags: Iterable[str]) -> list[HtmlElement]:
+    """``querySelectorAll(tags)``: descendants of ``root`` with one of ``tags``, document order."""
+    return list(root.iterdescendants(*tags))
+
+
+def iter_text_nodes(el: HtmlElement) -> Iterator[str]:
+    """The direct text-node children of ``el``: its ``.text`` and each child's ``.tail``."""
+    if el.text:
+        yield el.text
+    for child in el:
+        if child.tail:
+            yield child.tail
+
+
+def link_density(el: HtmlElement) -> float:
+    """Readability's ``_getLinkDensity``: link text / text; in-page ``#`` links count 0.2."""
+    length = len(inner_text(el))
+    if not length:
+        return 0.0
+    links = 0.0
+    for a in el.iter("a"):
+        href = a.get("href")
+        coefficient = 0.2 if href and len(href) > 1 and href[0] == "#" else 1.0
+        links += len(inner_text(a)) * coefficient
+    return links / length
+
+
+def class_and_id(el: HtmlElement) -> str:
+    return (el.get("class") or "") + " " + (el.get("id") or "")

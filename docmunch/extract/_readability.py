@@ -1,0 +1,428 @@
+"""Main-content scoring: a clean-room re-implementation of Readability.js's ``_grabArticle``.
+
+Algorithm (Mozilla Readability.js, Apache-2.0, itself after Arc90's readability 1.7.1):
+
+1. Walk the body in document order, dropping hidden nodes, modal dialogs, the byline (kept
+   as metadata), a heading that repeats the title and — while ``STRIP_UNLIKELY`` is on —
+   nodes whose class/id look like chrome (``comment``, ``sidebar``, …) or carry a navigation
+   role. ``<div>``s that hold only phrasing content become ``<p>``; loose phrasing runs inside
+   a ``<div>`` are wrapped in ``<p>``.
+2. Every ``p``/``pre``/``td``/``section``/``h2-h6`` with ≥ 25 characters scores
+   ``1 + commas + min(chars // 100, 3)``; that score goes to its 5 nearest ancestors, divided
+   by 1, 2, then 3 × level. An ancestor's base score comes from its tag (div +5, pre/td/
+   blockquote +3, lists/forms −3, headings/th −5) and class/id weight (±25).
+3. Each candidate's score is scaled by ``1 - link density``; the best is the top candidate.
+   If three of the other top-5 candidates reach 75 % of its score, their common ancestor is
+   taken instead; a parent whose score is higher climbs up; single-child parents are
+   absorbed.
+4. Siblings of the top candidate join when their score passes ``max(10, 0.2 × top)``
+   (+20 % bonus for the same class) or when they are text-rich, link-poor paragraphs.
+5. The result is cleaned (:mod:`docmunch.extract._clean`); shorter than 500 characters →
+   retry on a fresh copy with ``STRIP_UNLIKELY``, then ``WEIGHT_CLASSES``, then
+   ``CLEAN_CONDITIONALLY`` turned off; if every try is short, the longest one wins.
+
+Divergences, on purpose: nodes inside ``<pre>``, ``<code>``, ``<math>`` and ``<svg>`` are
+never removed as unlikely (pygments' ``c1``/``cm`` "comment" spans are code); headings keep
+their level (Readability renames ``h1`` to ``h2``).
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass, field
+
+from lxml.html import HtmlElement
+
+from docmunch.extract import _dom as dom
+from docmunch.extract._clean import prep_article
+from docmunch.extract._metadata import text_similarity
+
+__all__ = ["CLEAN_CONDITIONALLY", "STRIP_UNLIKELY", "WEIGHT_CLASSES", "Grab", "grab_article"]
+
+STRIP_UNLIKELY, WEIGHT_CLASSES, CLEAN_CONDITIONALLY = 1, 2, 4
+CHAR_THRESHOLD = 500
+N_TOP_CANDIDATES = 5
+
+UNLIKELY = re.compile(
+    r"-ad-|ai2html|banner|breadcrumbs|combx|comment|community|cover-wrap|disqus|extra|footer|gdpr|header|"
+    r"legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|sponsor|supplemental|"
+    r"ad-break|agegate|pagination|pager|popup|yom-remote",
+    re.IGNORECASE,
+)
+MAYBE_CANDIDATE = re.compile(r"and|article|body|column|content|main|mathjax|shadow", re.IGNORECASE)
+POSITIVE = re.compile(
+    r"article|body|content|entry|hentry|h-entry|main|page|pagination|post|text|blog|story", re.IGNORECASE
+)
+NEGATIVE = re.compile(
+    r"-ad-|hidden|^hid$| hid$| hid |^hid |banner|combx|comment|com-|contact|footer|gdpr|masthead|media|"
+    r"meta|outbrain|promo|related|scroll|share|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|widget",
+    re.IGNORECASE,
+)
+BYLINE = re.compile(r"byline|author|dateline|writtenby|p-author", re.IGNORECASE)
+COMMAS = re.compile("[\u002c\u060c\ufe50\ufe10\ufe11\u2e41\u2e34\u2e32\uff0c]")
+_DISPLAY_NONE = re.compile(r"display\s*:\s*none", re.IGNORECASE)
+_VISIBILITY_HIDDEN = re.compile(r"visibility\s*:\s*hidden", re.IGNORECASE)
+_DOT_END = re.compile(r"\.( |$)")
+
+UNLIKELY_ROLES = frozenset(
+    ("menu", "menubar", "complementary", "navigation", "alert", "alertdialog", "dialog")
+)
+DIV_TO_P = frozenset(("blockquote", "dl", "div", "img", "ol", "p", "pre", "table", "ul"))
+ALTER_TO_DIV_EXCEPTIONS = frozenset(("div", "article", "section", "p", "ol", "ul"))
+TAGS_TO_SCORE = frozenset(("section", "h2", "h3", "h4", "h5", "h6", "p", "td", "pre"))
+_EMPTY_REMOVABLE = frozenset(("div", "section", "header", "h1", "h2", "h3", "h4", "h5", "h6"))
+_OPAQUE = frozenset(("pre", "code", "math", "svg"))
+_TAG_SCORE = {
+    "div": 5,
+    "pre": 3,
+    "td": 3,
+    "blockquote": 3,
+    "address": -3,
+    "ol": -3,
+    "ul": -3,
+    "dl": -3,
+    "dd": -3,
+    "dt": -3,
+    "li": -3,
+    "form": -3,
+    "h1": -5,
+    "h2": -5,
+    "h3": -5,
+    "h4": -5,
+    "h5": -5,
+    "h6": -5,
+    "th": -5,
+}
+
+
+@dataclass(slots=True)
+class Grab:
+    """Outcome of one scoring pass: the article ``<div>`` and what was learned on the way."""
+
+    content: HtmlElement | None
+    text_length: int
+    byline: str | None = None
+    dir: str | None = None
+    scores: dict[HtmlElement, float] = field(default_factory=dict)
+
+
+def is_visible(el: HtmlElement) -> bool:
+    style = el.get("style")
+    if style and (_DISPLAY_NONE.search(style) or _VISIBILITY_HIDDEN.search(style)):
+        return False
+    if el.get("hidden") is not None:
+        return False
+    return el.get("aria-hidden") != "true" or "fallback-image" in (el.get("class") or "")
+
+
+def class_weight(el: HtmlElement, flags: int) -> int:
+    """Readability's ``_getClassWeight``: ±25 for the class and ±25 for the id."""
+    if not flags & WEIGHT_CLASSES:
+        return 0
+    weight = 0
+    for value in (el.get("class"), el.get("id")):
+        if value:
+            if NEGATIVE.search(value):
+                weight -= 25
+            if POSITIVE.search(value):
+                weight += 25
+    return weight
+
+
+def _is_byline(el: HtmlElement, match: str) -> bool:
+    itemprop = el.get("itemprop") or ""
+    if el.get("rel") == "author" or "author" in itemprop or BYLINE.search(match):
+        length = len(dom.text_of(el).strip())
+        return 0 < length < 100
+    return False
+
+
+def _byline_text(el: HtmlElement) -> str:
+    for sub in el.iterdescendants():
+        if "name" in (sub.get("itemprop") or ""):
+            return dom.text_of(sub).strip()
+    return dom.text_of(el).strip()
+
+
+def _is_ws_item(item: str | HtmlElement) -> bool:
+    return (not item.strip()) if isinstance(item, str) else item.tag == "br"
+
+
+def _wrap_phrasing(div: HtmlElement) -> None:
+    """Put runs of phrasing content (text included) that sit directly in ``div`` into ``<p>``s."""
+    needs = (div.text and div.text.strip()) or any(
+        (child.tail and child.tail.strip()) or (child.tag != "br" and dom.is_phrasing(child)) for child in div
+    )
+    if not needs:
+        return
+    items: list[str | HtmlElement] = [div.text] if div.text else []
+    for child in div:
+        items.append(child)
+        if child.tail:
+            items.append(child.tail)
+            child.tail = None
+    div.text = None
+    for child in list(div):
+        div.remove(child)
+    out: list[str | HtmlElement] = []
+    para: list[str | HtmlElement] | None = None
+    for item in items:
+        phrasing = isinstance(item, str) or dom.is_phrasing(item)
+        if phrasing:
+            if para is not None:
+                para.append(item)
+            elif not _is_ws_item(item):
+                para = [item]
+                out.append(para)  # type: ignore[arg-type]
+            else:
+                out.append(item)
+        else:
+            if para is not None:
+                while para and _is_ws_item(para[-1]):
+                    para.pop()
+                para = None
+            out.append(item)
+    if para is not None:  # Readability trims only when a block follows; the trailing run keeps its space
+        pass
+    last: HtmlElement | None = None
+    for entry in out:
+        if isinstance(entry, list):
+            p = div.makeelement("p", {})
+            _fill(p, entry)
+            div.append(p)
+            last = p
+        elif isinstance(entry, str):
+            if last is None:
+                div.text = (div.text or "") + entry
+            else:
+                last.tail = (last.tail or "") + entry
+        else:
+            div.append(entry)
+            last = entry
+
+
+def _fill(parent: HtmlElement, items: list[str | HtmlElement]) -> None:
+    last: HtmlElement | None = None
+    for item in items:
+        if isinstance(item, str):
+            if last is None:
+                parent.text = (parent.text or "") + item
+            else:
+                last.tail = (last.tail or "") + item
+        else:
+            parent.append(item)
+            last = item
+
+
+def _init_score(el: HtmlElement, flags: int) -> float:
+    return _TAG_SCORE.get(el.tag, 0) + class_weight(el, flags)
+
+
+def _prepare_and_collect(
+    page: HtmlElement, flags: int, title: str, need_byline: bool
+) -> tuple[list[HtmlElement], str | None]:
+    """Step 1: clean the walk, return the elements to score and the byline found."""
+    to_score: list[HtmlElement] = []
+    byline: str | None = None
+    remove_title_header = True
+    strip = bool(flags & STRIP_UNLIKELY)
+    node: HtmlElement | None = page
+    while node is not None:
+        tag = node.tag
+        match = dom.class_and_id(node)
+        if not is_visible(node):
+            node = dom.remove_and_get_next(node)
+            continue
+        if node.get("aria-modal") == "true" and node.get("role") == "dialog":
+            node = dom.remove_and_get_next(node)
+            continue
+        if need_byline and byline is None and _is_byline(node, match):
+            byline = _byline_text(node)
+            node = dom.remove_and_get_next(node)
+            continue
+        if (
+            remove_title_header
+            and tag in ("h1", "h2")
+            and title
+            and text_similarity(title, dom.inner_text(node, False)) > 0.75
+        ):
+            remove_title_header = False
+            node = dom.remove_and_get_next(node)
+            continue
+        if tag in _OPAQUE:
+            if tag == "pre":
+                to_score.append(node)
+            node = dom.next_node(node, True)
+            continue
+        if strip and tag not in ("body", "a"):
+            if (
+                UNLIKELY.search(match)
+                and not MAYBE_CANDIDATE.search(match)
+                and not dom.has_ancestor_tag(node, "table")
+                and not dom.has_ancestor_tag(node, "code")
+            ):
+                node = dom.remove_and_get_next(node)
+                continue
+            if node.get("role") in UNLIKELY_ROLES:
+                node = dom.remove_and_get_next(node)
+                continue
+        if tag in _EMPTY_REMOVABLE and dom.without_content(node):
+            node = dom.remove_and_get_next(node)
+            continue
+        if tag in TAGS_TO_SCORE:
+            to_score.append(node)
+        if tag == "div":
+            _wrap_phrasing(node)
+            if dom.has_single_tag_inside(node, "p") and dom.link_density(node) < 0.25:
+                child = node[0]
+                dom.replace(node, child)
+                node = child
+                to_score.append(node)
+            elif not dom.has_child_block(node, DIV_TO_P):
+                node.tag = "p"
+                to_score.append(node)
+        node = dom.next_node(node)
+    return to_score, byline
+
+
+def _score(to_score: list[HtmlElement], flags: int) -> dict[HtmlElement, float]:
+    scores: dict[HtmlElement, float] = {}
+    for el in to_score:
+        parent = el.getparent()
+        if parent is None:
+            continue
+        text = dom.inner_text(el)
+        if len(text) < 25:
+            continue
+        ancestors = dom.ancestors(el, 5)
+        if not ancestors:
+            continue
+        content = 2 + len(COMMAS.findall(text)) + min(len(text) // 100, 3)
+        for level, anc in enumerate(ancestors):
+            if anc.getparent() is None:
+                continue
+            if anc not in scores:
+                scores[anc] = _init_score(anc, flags)
+            divider = 1 if level == 0 else 2 if level == 1 else level * 3
+            scores[anc] += content / divider
+    return scores
+
+
+def _top_candidate(
+    page: HtmlElement, scores: dict[HtmlElement, float], flags: int
+) -> tuple[HtmlElement, bool]:
+    for el in list(scores):
+        scores[el] *= 1 - dom.link_density(el)
+    top = sorted(scores, key=lambda e: -scores[e])[:N_TOP_CANDIDATES]
+    if not top or top[0].tag == "body":
+        div = page.makeelement("div", {})
+        div.text, page.text = page.text, None
+        for child in list(page):
+            div.append(child)
+        page.append(div)
+        scores[div] = _init_score(div, flags)
+        return div, True
+    best = top[0]
+    alternatives = (
+        [set(dom.ancestors(c)) for c in top[1:] if scores[c] / scores[best] >= 0.75] if scores[best] else []
+    )
+    if len(alternatives) >= 3:
+        parent = best.getparent()
+        while parent is not None and parent.tag != "body":
+            if sum(1 for a in alternatives if parent in a) >= 3:
+                best = parent
+                break
+            parent = parent.getparent()
+    if best not in scores:
+        scores[best] = _init_score(best, flags)
+    parent = best.getparent()
+    last = scores[best]
+    threshold = last / 3
+    while parent is not None and parent.tag != "body":
+        if parent not in scores:
+            parent = parent.getparent()
+            continue
+        if scores[parent] < threshold:
+            break
+        if scores[parent] > last:
+            best = parent
+            break
+        last = scores[parent]
+        parent = parent.getparent()
+    parent = best.getparent()
+    while parent is not None and parent.tag != "body" and len(parent) == 1:
+        best = parent
+        parent = best.getparent()
+    if best not in scores:
+        scores[best] = _init_score(best, flags)
+    return best, False
+
+
+def _join_siblings(top: HtmlElement, scores: dict[HtmlElement, float]) -> HtmlElement:
+    article = top.makeelement("div", {})
+    parent = top.getparent()
+    threshold = max(10.0, scores[top] * 0.2)
+    top_class = top.get("class") or ""
+    for sibling in list(parent) if parent is not None else [top]:
+        append = sibling is top
+        if not append:
+            bonus = scores[top] * 0.2 if top_class and sibling.get("class") == top_class else 0
+            if sibling in scores and scores[sibling] + bonus >= threshold:
+                append = True
+            elif sibling.tag == "p":
+                density = dom.link_density(sibling)
+                text = dom.inner_text(sibling)
+                long_enough = len(text) > 80 and density < 0.25
+                sentence = 0 < len(text) < 80 and density == 0 and _DOT_END.search(text)
+                append = bool(long_enough or sentence)
+        if append:
+            if sibling.tag not in ALTER_TO_DIV_EXCEPTIONS:
+                sibling.tag = "div"
+            dom.remove(sibling)
+            article.append(sibling)
+    return article
+
+
+def grab_article(body: HtmlElement, *, title: str, need_byline: bool) -> Grab:
+    """Run the scoring passes on a copy of ``body``; the best article ``<div>`` or ``None``."""
+    flags = STRIP_UNLIKELY | WEIGHT_CLASSES | CLEAN_CONDITIONALLY
+    attempts: list[Grab] = []
+    while True:
+        source_html = body.getparent()
+        html = body.makeelement("html", dict(source_html.attrib) if source_html is not None else {})
+        page = copy.deepcopy(body)
+        page.tail = None
+        html.append(page)
+        to_score, byline = _prepare_and_collect(page, flags, title, need_byline)
+        scores = _score(to_score, flags)
+        top, _created = _top_candidate(page, scores, flags)
+        parent = top.getparent()
+        article = _join_siblings(top, scores)
+        prep_article(article, flags, scores)
+        wrapper = article.makeelement("div", {"id": "readability-page-1", "class": "page"})
+        wrapper.text, article.text = article.text, None
+        for child in list(article):
+            wrapper.append(child)
+        article.append(wrapper)
+        length = len(dom.inner_text(article))
+        direction = None
+        for anc in [parent, top, *dom.ancestors(parent)] if parent is not None else [top]:
+            if anc is not None and anc.get("dir"):
+                direction = anc.get("dir")
+                break
+        grab = Grab(article, length, byline, direction, scores)
+        if length >= CHAR_THRESHOLD:
+            return grab
+        attempts.append(grab)
+        if flags & STRIP_UNLIKELY:
+            flags &= ~STRIP_UNLIKELY
+        elif flags & WEIGHT_CLASSES:
+            flags &= ~WEIGHT_CLASSES
+        elif flags & CLEAN_CONDITIONALLY:
+            flags &= ~CLEAN_CONDITIONALLY
+        else:
+            best = max(attempts, key=lambda g: g.text_length)
+            if not best.text_length:
+                return Grab(None, 0)
+            return best
