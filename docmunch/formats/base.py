@@ -78,18 +78,19 @@ class Rendition:
 
         Returns:
             ``None`` for Markdown/text sources; for web pages ``{"url": url#anchor}``;
-            otherwise ``{"source": source_ref, "blocks": [positions of overlapping blocks]}``
-            (format converters may return a richer, format-specific shape).
+            for DOCX/PDF the shapes of :mod:`docmunch.formats.locators`; otherwise
+            ``{"source": source_ref, "positions": [positions of overlapping blocks]}``.
         """
         if self.source_kind in ("markdown", "text", "rst", "mdx"):
             return None
         if self.source_kind in ("html", "url") and self.source_ref:
             url = self.source_ref.split("#", 1)[0]
             return {"url": f"{url}#{anchor}" if anchor else url}
-        positions = [
-            p
-            for b in self.blocks
-            if b.md_start < byte_end and b.md_end > byte_start
-            for p in b.positions
-        ]
+        overlapping = [b for b in self.blocks if b.md_start < byte_end and b.md_end > byte_start]
+        if self.source_kind in ("docx", "pdf"):
+            from docmunch.formats import locators  # lazy: keeps this module dependency-free
+
+            build = locators.docx_locator if self.source_kind == "docx" else locators.pdf_locator
+            return build(overlapping, self.source_ref)
+        positions = [p for b in overlapping for p in b.positions]
         return {"source": self.source_ref, "positions": positions}
