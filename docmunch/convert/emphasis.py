@@ -1,0 +1,107 @@
+"""Deferred emphasis delimiters: choose ``*``/``**``/``~~`` or inline HTML once neighbours are known.
+
+While a block is built, emphasis is written as private marker characters (C0 controls, which an
+lxml tree can never contain). When the block is finished, :func:`resolve_markers` checks each pair
+against the CommonMark "left-flanking" / "right-flanking" delimiter-run rules (spec 0.31, section
+6.2): a pair whose delimiters would not flank is written as ``<em>``/``<strong>``/``<del>`` inline
+HTML instead, so the rendered text is always the same.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+__all__ = ["CLOSE", "MARKERS", "OPEN", "resolve_markers"]
+
+OPEN = {"em": "\x01", "strong": "\x03", "del": "\x05"}
+"""Marker character that opens each emphasis kind."""
+CLOSE = {"em": "\x02", "strong": "\x04", "del": "\x06"}
+"""Marker character that closes each emphasis kind."""
+MARKERS = frozenset(OPEN.values()) | frozenset(CLOSE.values())
+"""All marker characters."""
+
+_DELIMITER = {"\x01": "*", "\x02": "*", "\x03": "**", "\x04": "**", "\x05": "~~", "\x06": "~~"}
+_HTML = {
+    "\x01": "<em>",
+    "\x02": "</em>",
+    "\x03": "<strong>",
+    "\x04": "</strong>",
+    "\x05": "<del>",
+    "\x06": "</del>",
+}
+_OPENERS = frozenset({"\x01", "\x03", "\x05"})
+# A delimiter right after an already-written closing delimiter would merge with it.
+_CLASH_BEFORE = frozenset({"*", "~", "\x02", "\x04", "\x06"})
+
+
+def _is_space(char: str) -> bool:
+    return char == "" or char.isspace()
+
+
+def _is_punct(char: str) -> bool:
+    if char in MARKERS:
+        return True
+    return char != "" and unicodedata.category(char)[0] in "PS"
+
+
+def _left_flanking(before: str, after: str) -> bool:
+    if _is_space(after):
+        return False
+    return not _is_punct(after) or _is_space(before) or _is_punct(before)
+
+
+def _right_flanking(before: str, after: str) -> bool:
+    if _is_space(before):
+        return False
+    return not _is_punct(before) or _is_space(after) or _is_punct(after)
+
+
+def _neighbour(chars: list[str], index: int, step: int) -> str:
+    """The character next to ``chars[index]`` (``step`` = -1 before, 1 after), skipping drops."""
+    index += step
+    while 0 <= index < len(chars):
+        piece = chars[index]
+        if piece:
+            return piece[-1] if step < 0 else piece[0]
+        index += step
+    return ""
+
+
+def resolve_markers(text: str) -> str:
+    """Replace emphasis markers in ``text`` by Markdown delimiters or inline HTML tags.
+
+    Markers are properly nested (they come from a tree). Empty pairs are dropped; a pair closed
+    and immediately reopened with the same kind is merged (``*a**b*`` would not parse back).
+    """
+    if not any(marker in text for marker in MARKERS):
+        return text
+    for kind in OPEN:
+        text = text.replace(OPEN[kind] + CLOSE[kind], "").replace(CLOSE[kind] + OPEN[kind], "")
+    chars = list(text)
+    stack: list[int] = []
+    for index, char in enumerate(chars):
+        if char in _OPENERS:
+            stack.append(index)
+            continue
+        if char not in MARKERS:
+            continue
+        if not stack:  # unbalanced (cannot happen from a tree): drop the marker
+            chars[index] = ""
+            continue
+        start = stack.pop()
+        open_before = _neighbour(chars, start, -1)
+        open_after = _neighbour(chars, start, 1)
+        close_before = _neighbour(chars, index, -1)
+        close_after = _neighbour(chars, index, 1)
+        sibling_clash = close_after in _OPENERS or open_before in _CLASH_BEFORE
+        usable = (
+            not sibling_clash
+            and _left_flanking(open_before, open_after)
+            and _right_flanking(close_before, close_after)
+        )
+        table = _DELIMITER if usable else _HTML
+        chars[start] = table[chars[start]]
+        chars[index] = table[char]
+    for index in stack:
+        chars[index] = ""
+    return "".join(chars)

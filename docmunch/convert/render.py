@@ -1,0 +1,174 @@
+"""The converter driver: parse (for strings), walk the tree, dispatch elements to handlers.
+
+The walk uses ``lxml.etree.iterwalk`` start/end events, so nesting depth costs heap, not Python
+stack: 5,000 nested ``<div>``/``<span>``/``<ul>`` convert without reaching the recursion limit.
+Handlers live in one module per concern (:mod:`.blocks`, :mod:`.inline`, :mod:`.code`,
+:mod:`.lists`, :mod:`.tables`, :mod:`.math`); each takes ``(state, element)`` and returns the
+handler to call at the element's end (or ``None``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import html5lib
+from lxml import etree
+
+from docmunch.convert import blocks, code, inline, lists, math, tables
+from docmunch.convert.blocks import EndHandler, join_blocks
+from docmunch.convert.state import State, element_tag, finish_paragraph
+from docmunch.errors import ConvertError
+
+__all__ = ["html_to_markdown", "parse_fragment"]
+
+StartHandler = Callable[[State, etree._Element], EndHandler | None]
+
+_SKIPPED = frozenset(
+    {
+        "head", "title", "meta", "link", "style", "template", "noscript", "svg", "canvas",
+        "iframe", "object", "embed", "button", "select", "option", "textarea", "audio",
+        "video", "source", "track", "map", "dialog", "col", "colgroup", "base", "param",
+    }
+)  # fmt: skip
+
+_TRANSPARENT_BLOCKS = frozenset(
+    {
+        "html", "body", "p", "div", "section", "article", "main", "header", "footer", "nav",
+        "address", "center", "figure", "figcaption", "form", "fieldset", "legend", "hgroup",
+        "dl", "dd", "search", "picture", "details",
+    }
+)  # fmt: skip
+
+
+def _skip(state: State, element: etree._Element) -> None:
+    state.skip()
+
+
+def _start_script(state: State, element: etree._Element) -> None:
+    if math.is_math_script(element):
+        math.start_math_script(state, element)
+    else:
+        state.skip()
+
+
+def _start_input(state: State, element: etree._Element) -> None:
+    inline.start_checkbox(state, element)
+
+
+_HANDLERS: dict[str, StartHandler] = {
+    **{tag: _skip for tag in _SKIPPED},
+    **{tag: blocks.start_transparent for tag in _TRANSPARENT_BLOCKS},
+    **{f"h{level}": blocks.start_heading for level in range(1, 7)},
+    "blockquote": blocks.start_quote,
+    "aside": blocks.start_admonition,
+    "summary": blocks.start_title,
+    "dt": blocks.start_dt,
+    "hr": blocks.start_hr,
+    "pre": code.start_pre,
+    "ul": lists.start_list,
+    "ol": lists.start_list,
+    "menu": lists.start_list,
+    "li": lists.start_li,
+    "table": tables.start_table,
+    "thead": tables.start_section,
+    "tbody": tables.start_section,
+    "tfoot": tables.start_section,
+    "tr": tables.start_row,
+    "td": tables.start_cell,
+    "th": tables.start_cell,
+    "caption": tables.start_caption,
+    "math": math.start_math,
+    "script": _start_script,
+    "em": inline.start_emphasis,
+    "i": inline.start_emphasis,
+    "cite": inline.start_emphasis,
+    "dfn": inline.start_emphasis,
+    "var": inline.start_emphasis,
+    "strong": inline.start_emphasis,
+    "b": inline.start_emphasis,
+    "del": inline.start_emphasis,
+    "s": inline.start_emphasis,
+    "strike": inline.start_emphasis,
+    "a": inline.start_link,
+    "img": inline.start_img,
+    "br": inline.start_br,
+    "code": inline.start_code,
+    "tt": inline.start_code,
+    "samp": inline.start_code,
+    "kbd": inline.start_kbd,
+    "sup": inline.start_html_inline,
+    "sub": inline.start_html_inline,
+    "input": _start_input,
+}
+
+
+def _dispatch(state: State, element: etree._Element, tag: str) -> EndHandler | None:
+    if math.is_math_duplicate(element):
+        state.skip()
+        return None
+    if blocks.is_admonition_title(element):
+        return blocks.start_title(state, element)
+    if tag not in {"details", "aside"} and blocks.is_admonition(element):
+        return blocks.start_admonition(state, element)
+    handler = _HANDLERS.get(tag)
+    if tag == "details":
+        return blocks.start_admonition(state, element)
+    return handler(state, element) if handler is not None else None
+
+
+def parse_fragment(markup: str) -> etree._Element:
+    """Parse an HTML string (document or fragment) with html5lib; returns ``<body>``."""
+    document = html5lib.parse(markup, treebuilder="lxml", namespaceHTMLElements=False)
+    root = document.getroot()
+    body = root.find("body")
+    return body if body is not None else root
+
+
+def html_to_markdown(root: etree._Element | str, *, base_url: str | None = None) -> str:
+    """Convert HTML to CommonMark + GFM-table Markdown.
+
+    Args:
+        root: the element to convert (its tail is ignored), typically the extractor's cleaned
+            main-content ``lxml.html.HtmlElement``; or an HTML string, parsed with html5lib
+            (WHATWG rules) and converted from its ``<body>``.
+        base_url: absolute URL that relative link and image URLs are resolved against.
+
+    Returns:
+        Markdown text ending with exactly one ``"\\n"``, or ``""`` when there is no content.
+        Blocks are separated by one blank line; no line has trailing whitespace outside code.
+
+    Raises:
+        ConvertError: ``root`` is neither a string nor an lxml element.
+    """
+    if isinstance(root, str):
+        element = parse_fragment(root)
+    elif isinstance(root, etree._Element):
+        element = root
+    else:
+        raise ConvertError(
+            f"cannot convert {type(root).__name__} to Markdown; expected HTML text or an lxml element"
+        )
+    state = State(base_url)
+    end_handlers: list[EndHandler | None] = []
+    walker = etree.iterwalk(element, events=("start", "end", "comment", "pi"))
+    state.attach(walker)
+    for event, node in walker:
+        if event == "start":
+            state.skipped = False
+            end_handlers.append(_dispatch(state, node, element_tag(node)))
+            if not state.skipped:
+                state.add_text(node.text)
+            continue
+        if event == "end":
+            end = end_handlers.pop()
+            if end is not None:
+                end(state, node)
+        if node is not element:
+            state.add_text(node.tail)
+    frame, content = state.pop_block()
+    body = list(frame.blocks)
+    paragraph = finish_paragraph(content)
+    if paragraph:
+        body.append(("p", paragraph))
+    markdown = join_blocks(body).strip("\n")
+    return markdown + "\n" if markdown else ""
