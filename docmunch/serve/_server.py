@@ -177,8 +177,8 @@ def build_server(tool_ctx: ToolContext) -> Server[Any]:
             "total_tokens_saved": total,
             **output.meta,
         }
-        if payload.get("truncated"):
-            meta["truncated"] = True
+        if payload is not output.payload:
+            meta["truncated"] = True  # the response ceiling cut this result
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=_dumps(payload))],
             structured_content=payload,

@@ -1,0 +1,256 @@
+"""The SDK's stdio client drives a real ``docmunch serve`` process through every tool."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+
+from docmunch.index import Index
+from tests.serve.conftest import REPO_ROOT, SERVE_CMD, server_env
+
+pytestmark = pytest.mark.timeout(180)
+
+READERS = {
+    "list_repos", "list_docs", "get_toc", "get_toc_tree", "get_document_outline", "search_sections",
+    "get_section", "get_sections", "get_section_context", "verify_index", "extract_url",
+}  # fmt: skip
+WRITERS = {"index_local", "index_url", "index_repo", "delete_index"}
+
+
+@asynccontextmanager
+async def connect(home: Path, mode: str = "legacy", **env: str) -> AsyncIterator[Client]:
+    params = StdioServerParameters(
+        command=SERVE_CMD[0], args=SERVE_CMD[1:], env=server_env(home, **env), cwd=str(REPO_ROOT)
+    )
+    async with Client(params, mode=mode) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def rust_home(tmp_path_factory: pytest.TempPathFactory, fixtures_dir: Path) -> Path:
+    """A home with rust-book indexed once through the Index API (the same core the tools call)."""
+    home = tmp_path_factory.mktemp("rust-home")
+    with Index.open(home) as index:
+        index.index_path(fixtures_dir / "corpora" / "rust-book", repo="rust-book")
+    return home
+
+
+def _text(result: Any) -> str:
+    return "".join(block.text for block in result.content if block.type == "text")
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_initialize_and_tool_listing(tmp_path: Path, mode: str) -> None:
+    async def scenario() -> None:
+        async with connect(tmp_path / "home", mode) as client:
+            assert client.instructions is not None
+            assert len(client.instructions) < 1000
+            assert client.instructions.index("search_sections") < client.instructions.index("get_section")
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            assert set(tools) == READERS | WRITERS
+            for name, tool in tools.items():
+                assert tool.description and len(tool.description) > 60, name
+                assert tool.input_schema["type"] == "object"
+                assert tool.annotations is not None
+                assert tool.annotations.read_only_hint is (name in READERS), name
+            assert tools["delete_index"].annotations.destructive_hint is True
+            assert tools["index_local"].annotations.destructive_hint is False
+            search = tools["search_sections"].input_schema
+            assert search["required"] == ["query"]
+            assert set(search["properties"]) >= {
+                "repo", "query", "max_results", "doc_path",
+                "path_glob", "min_level", "max_level", "snippet_bytes",
+            }  # fmt: skip
+            assert tools["get_sections"].input_schema["properties"]["section_ids"]["type"] == "array"
+
+    anyio.run(scenario)
+
+
+def test_index_search_read_verify_delete(tmp_path: Path, fixtures_dir: Path) -> None:
+    corpus = fixtures_dir / "corpora" / "rust-book"
+
+    async def scenario() -> None:
+        async with connect(tmp_path / "home") as client:
+            empty = await client.call_tool("list_repos", {})
+            assert empty.structured_content["repos"] == []
+
+            progress: list[tuple[float, float | None, str | None]] = []
+
+            async def on_progress(done: float, total: float | None, message: str | None) -> None:
+                progress.append((done, total, message))
+
+            report = await client.call_tool(
+                "index_local", {"path": str(corpus)}, progress_callback=on_progress
+            )
+            assert not report.is_error, _text(report)
+            assert report.structured_content["repo"] == "rust-book"
+            assert report.structured_content["sections"] > 100
+            assert progress and progress[-1][0] == progress[-1][1]
+
+            found = await client.call_tool(
+                "search_sections", {"repo": "rust-book", "query": "borrowing references"}
+            )
+            hits = found.structured_content["results"]
+            assert hits and found.meta["sections_returned"] == len(hits)
+            assert found.meta["tokens_saved"] > 0
+            assert "content" not in hits[0]
+            section_id = hits[0]["id"]
+
+            read = await client.call_tool(
+                "get_section", {"repo": "rust-book", "section_id": section_id, "verify": True}
+            )
+            body = read.structured_content
+            assert body["verified"] is True
+            doc = (corpus / body["doc_path"]).read_bytes()
+            piece = doc[body["byte_start"] : body["byte_end"]]
+            assert hashlib.sha256(piece).hexdigest() == body["content_hash"]
+            assert piece.decode("utf-8") == body["content"]
+            citation = read.meta["citation"]
+            assert citation["section_id"] == section_id and citation["content_hash"] == body["content_hash"]
+            assert set(citation) == {
+                "repo",
+                "doc_path",
+                "section_id",
+                "byte_start",
+                "byte_end",
+                "content_hash",
+                "locator",
+            }
+            assert read.meta["tokens_saved"] == (len(doc) - len(piece)) // 4
+            assert read.meta["total_tokens_saved"] >= read.meta["tokens_saved"] + found.meta["tokens_saved"]
+
+            bad_id = "rust-book::nope.md::missing#1"
+            batch = await client.call_tool(
+                "get_sections", {"repo": "rust-book", "section_ids": [section_id, bad_id, hits[1]["id"]]}
+            )
+            assert not batch.is_error
+            assert [s["id"] for s in batch.structured_content["sections"]] == [section_id, hits[1]["id"]]
+            assert batch.structured_content["errors"][0]["section_id"] == bad_id
+            assert "search_sections" in batch.structured_content["errors"][0]["error"]
+            assert len(batch.meta["citations"]) == 2
+
+            context = await client.call_tool(
+                "get_section_context", {"repo": "rust-book", "section_id": section_id, "max_tokens": 3000}
+            )
+            assert context.structured_content["section"]["id"] == section_id
+            assert "breadcrumb" in context.structured_content
+            assert context.meta["citation"]["section_id"] == section_id
+
+            tree = await client.call_tool("get_toc_tree", {"repo": "rust-book", "doc_path": body["doc_path"]})
+            nodes = tree.structured_content["tree"]
+            assert nodes and "children" in nodes[0]
+
+            outline = await client.call_tool(
+                "get_document_outline", {"repo": "rust-book", "doc_path": body["doc_path"]}
+            )
+            assert section_id in {o["id"] for o in outline.structured_content["outline"]}
+
+            verified = await client.call_tool("verify_index", {"repo": "rust-book"})
+            assert verified.structured_content["ok"] is True
+
+            deleted = await client.call_tool("delete_index", {"repo": "rust-book"})
+            assert deleted.structured_content == {"repo": "rust-book", "deleted": True}
+            gone = await client.call_tool("search_sections", {"repo": "rust-book", "query": "borrowing"})
+            assert gone.is_error and "list_repos" in _text(gone)
+
+    anyio.run(scenario)
+
+
+def test_errors_are_tool_errors_with_guidance(rust_home: Path) -> None:
+    async def scenario() -> None:
+        async with connect(rust_home) as client:
+            unknown_repo = await client.call_tool("get_toc", {"repo": "no-such-repo"})
+            assert unknown_repo.is_error
+            assert "'no-such-repo'" in _text(unknown_repo) and "list_repos" in _text(unknown_repo)
+            unknown_id = await client.call_tool(
+                "get_section", {"repo": "rust-book", "section_id": "rust-book::x#1"}
+            )
+            assert unknown_id.is_error and "search_sections" in _text(unknown_id)
+            missing_arg = await client.call_tool("get_section", {"repo": "rust-book"})
+            assert missing_arg.is_error and "'section_id' is a required property" in _text(missing_arg)
+            relative = await client.call_tool("index_local", {"path": "docs"})
+            assert relative.is_error and "absolute path" in _text(relative)
+            github = await client.call_tool("index_repo", {"url": "rust-lang/book"})
+            assert github.is_error and "not supported yet" in _text(github)
+            for result in (unknown_repo, unknown_id, missing_arg, relative, github):
+                assert "Traceback" not in _text(result)
+                assert "latency_ms" in result.meta
+
+    anyio.run(scenario)
+
+
+def test_paging_and_response_ceiling(rust_home: Path) -> None:
+    async def scenario() -> None:
+        async with connect(rust_home, DOCMUNCH_MAX_RESPONSE_BYTES="6000") as client:
+            first = await client.call_tool("get_toc", {"repo": "rust-book", "limit": 5})
+            page = first.structured_content
+            assert len(page["sections"]) == 5 and page["offset"] == 0 and page["next_offset"] == 5
+            second = await client.call_tool("get_toc", {"repo": "rust-book", "limit": 5, "offset": 5})
+            assert second.structured_content["sections"][0]["id"] not in {s["id"] for s in page["sections"]}
+
+            whole = await client.call_tool("get_toc", {"repo": "rust-book"})
+            cut = whole.structured_content
+            assert cut["truncated"] is True and whole.meta["truncated"] is True
+            assert 0 < len(cut["sections"]) < cut["total"]
+            assert cut["next_offset"] == len(cut["sections"])
+            assert len(_text(whole).encode()) <= 6000
+
+            big = max(
+                (await client.call_tool("get_toc", {"repo": "rust-book", "limit": 1000})).structured_content[
+                    "sections"
+                ],
+                key=lambda s: s["byte_end"] - s["byte_start"],
+            )
+            assert big["byte_end"] - big["byte_start"] > 6000
+            read = await client.call_tool("get_section", {"repo": "rust-book", "section_id": big["id"]})
+            assert read.structured_content["truncated"] is True
+            assert len(_text(read).encode()) <= 6000
+            assert (
+                read.meta["citation"]["byte_end"] == big["byte_end"]
+            )  # the citation still names the whole range
+
+    anyio.run(scenario)
+
+
+def test_other_calls_are_answered_while_indexing(tmp_path: Path, fixtures_dir: Path) -> None:
+    corpus = fixtures_dir / "corpora" / "rust-book"
+    order: list[str] = []
+
+    async def scenario() -> None:
+        async with connect(tmp_path / "home") as client:
+            started = anyio.Event()
+
+            async def on_progress(done: float, total: float | None, message: str | None) -> None:
+                started.set()
+
+            async def index() -> None:
+                await client.call_tool("index_local", {"path": str(corpus)}, progress_callback=on_progress)
+                order.append("index")
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(index)
+                await started.wait()
+                listed = await client.call_tool("list_repos", {})
+                assert not listed.is_error
+                order.append("list_repos")
+
+    anyio.run(scenario)
+    assert order == ["list_repos", "index"]
+
+
+def test_unicode_arguments_round_trip(rust_home: Path) -> None:
+    async def scenario() -> None:
+        async with connect(rust_home, PYTHONIOENCODING="cp1252") as client:
+            for text in ["所有权 借用", "🦀 ownership", "Владение"]:
+                found = await client.call_tool("search_sections", {"query": text})
+                assert not found.is_error, _text(found)
+                assert found.structured_content["query"] == text
+
+    anyio.run(scenario)
