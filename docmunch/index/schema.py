@@ -5,7 +5,8 @@ is all-or-nothing, so a crash or ``kill -9`` at any point leaves the last commit
 readable. Writers take the lock up front (``BEGIN IMMEDIATE``) and wait up to
 :data:`BUSY_TIMEOUT_MS` for another writer instead of failing.
 
-Full-text search uses one FTS5 table with the ``unicode61`` tokenizer. unicode61 treats a run
+Full-text search uses one FTS5 table with the ``unicode61`` tokenizer (wrapped in FTS5's
+``porter`` stemmer, which only changes ASCII words). unicode61 treats a run
 of Han/Kana/Hangul characters as one token, so a Chinese sentence would only match itself;
 docmunch therefore indexes CJK text with a space around every CJK character (see
 :mod:`docmunch.index.text`) and queries CJK runs as phrases of single characters. Unlike the
@@ -90,7 +91,7 @@ CREATE TABLE counters (
 CREATE INDEX sections_title ON sections(title_fold);
 CREATE VIRTUAL TABLE sections_fts USING fts5(
     title, heading_path, summary, body, scope,
-    tokenize = 'unicode61 remove_diacritics 2'
+    tokenize = 'porter unicode61 remove_diacritics 2'
 );
 """
 

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# `make demo`: index a documentation folder, search it, print one verified section.
+#
+#   DOCS=path        folder to index (default: docs, this project's own documentation)
+#   DEMO_QUERY=text  query to run (default: one that fits docs/; for another folder, the title
+#                    of its first heading)
+#   DOCMUNCH_HOME    index location (default: .docmunch-demo/ in the repo, git-ignored)
+#
+# A second run is quick: unchanged files are recognised by their sha256 and not parsed again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DOCS="${DOCS:-docs}"
+DEMO_QUERY="${DEMO_QUERY:-}"
+export DOCMUNCH_HOME="${DOCMUNCH_HOME:-$PWD/.docmunch-demo}"
+DM=.venv/bin/docmunch
+PY=.venv/bin/python
+
+if [ ! -d "$DOCS" ]; then
+    echo "demo: DOCS=$DOCS is not a folder" >&2
+    exit 1
+fi
+repo="$(basename "$(cd "$DOCS" && pwd)")"
+
+echo "== docmunch index $DOCS  (DOCMUNCH_HOME=$DOCMUNCH_HOME)"
+"$DM" index "$DOCS" --repo "$repo"
+
+if [ -z "$DEMO_QUERY" ]; then
+    if [ "$DOCS" = "docs" ]; then
+        DEMO_QUERY="verify section hash"
+    else
+        # The first heading of the folder (level >= 1), e.g. a page title.
+        DEMO_QUERY="$("$DM" toc "$repo" --json | "$PY" -c '
+import json, sys
+sections = json.load(sys.stdin)["sections"]
+titles = [s["title"] for s in sections if s["level"] >= 1] or [s["title"] for s in sections]
+print(titles[0] if titles else "documentation")
+')"
+    fi
+fi
+
+echo
+echo "== docmunch search $repo \"$DEMO_QUERY\""
+"$DM" search "$repo" "$DEMO_QUERY" --limit 5
+
+top="$("$DM" search "$repo" "$DEMO_QUERY" --limit 1 --json | "$PY" -c '
+import json, sys
+results = json.load(sys.stdin)["results"]
+print(results[0]["id"] if results else "")
+')"
+if [ -z "$top" ]; then
+    echo "demo: no results for \"$DEMO_QUERY\"" >&2
+    exit 1
+fi
+
+echo
+echo "== docmunch section $repo \"$top\" --verify"
+"$DM" section "$repo" "$top" --verify
