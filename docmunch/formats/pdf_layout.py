@@ -25,9 +25,9 @@ Steps (one page at a time):
    a gutter ("spanning": titles, full-width figures, footers) cut the page into horizontal
    bands; within a band each column is read top to bottom, columns left to right.
 4. **Groups** (:func:`group_lines`): consecutive lines of one column join while font size and
-   boldness stay the same and the vertical gap stays under max(0.8 × font size, 1.3 × the
-   median gap between such lines on the page) — the median is the line spacing, since a page
-   has more line breaks than paragraph breaks.
+   boldness stay the same, neither line is a bold number before plain text, and the vertical
+   gap stays under max(0.8 × font size, 1.3 × the median gap between such lines on the page)
+   — the median is the line spacing, since a page has more line breaks than paragraph breaks.
 """
 
 from __future__ import annotations
@@ -41,6 +41,8 @@ from dataclasses import dataclass
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
+
+from docmunch.formats.heading_rules import is_numbered
 
 __all__ = ["Char", "Group", "Line", "group_lines", "page_chars", "page_lines", "reading_order"]
 
@@ -298,6 +300,11 @@ def reading_order(lines: list[Line]) -> list[Line]:
     return ordered
 
 
+def _numbered_label(line: Line) -> bool:
+    """A bold number before non-bold text (``2.1.1 计划编制`` in a CJK font without bold)."""
+    return line.bold_prefix and not line.bold and is_numbered(line.text)
+
+
 def _with_column(line: Line, column: int) -> Line:
     return Line(line.text, line.box, line.size, line.bold, line.bold_prefix, column)
 
@@ -319,7 +326,8 @@ def group_lines(lines: list[Line], *, starts: frozenset[int] = frozenset()) -> l
             and prev.column == line.column
             and abs(prev.size - line.size) < 0.6
             and prev.bold == line.bold
-            and prev.bold_prefix == line.bold_prefix
+            and not _numbered_label(prev)
+            and not _numbered_label(line)
             and -0.3 * line.size <= prev.box[1] - line.box[3] <= max(_GROUP_GAP * line.size, line_gap)
             and line.box[0] < prev.box[2]
         )
