@@ -1,0 +1,387 @@
+"""The fetcher: one safe, bounded, polite GET with redirects, retries and conditional requests."""
+
+from __future__ import annotations
+
+import email.utils
+import ipaddress
+import random
+import ssl
+import time
+import urllib.parse
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from types import TracebackType
+from typing import Any
+
+import httpx
+
+import docmunch
+from docmunch.errors import BlockedAddress, DecodeError, FetchError, HTTPStatusError, TooLarge
+from docmunch.fetch.charset import decode_html, decode_text
+from docmunch.fetch.decoders import ACCEPT_ENCODING, make_decoder
+from docmunch.fetch.mime import Kind, kind_for, parse_content_type, sniff_mime
+from docmunch.fetch.ratelimit import HostLimiter
+from docmunch.fetch.ssrf import AddressPolicy, IPNetwork, check_url
+from docmunch.fetch.transport import GuardedTransport
+
+__all__ = ["DEFAULT_ACCEPT", "FetchResult", "Fetcher", "fetch_url", "parse_retry_after"]
+
+DEFAULT_ACCEPT = "text/html,application/xhtml+xml,text/markdown;q=0.9,text/plain;q=0.8,*/*;q=0.1"
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+_Final = tuple[httpx.Response, bytes, str | None]
+
+
+@dataclass(frozen=True, slots=True)
+class FetchResult:
+    """One fetched document (or a 304 answer to a conditional request)."""
+
+    url: str
+    """Final URL, after redirects."""
+    status: int
+    """HTTP status of the final response (200, 203, …, or 304)."""
+    headers: dict[str, str]
+    """Final response headers, names lower-case (repeated headers joined with ``", "``)."""
+    content_type: str
+    """Media type, lower-case, without parameters (``"text/html"``); sniffed when absent."""
+    kind: Kind | None
+    """``"html"``, ``"markdown"`` or ``"text"``; ``None`` only when ``not_modified``."""
+    charset: str
+    """WHATWG name of the encoding used for ``text`` (``"UTF-8"``, ``"GBK"``); ``""`` if not modified."""
+    body: bytes
+    """Body after ``Content-Encoding`` decoding (bytes, at most ``max_bytes``); empty on 304."""
+    text: str
+    """``body`` decoded to text (BOM removed); empty on 304."""
+    etag: str | None
+    """``ETag`` of the final response (pass back as ``etag=`` next time)."""
+    last_modified: str | None
+    """``Last-Modified`` of the final response (pass back as ``last_modified=``)."""
+    not_modified: bool
+    """True when the server answered 304 to ``etag``/``last_modified``: keep your cached copy."""
+    redirects: tuple[str, ...]
+    """URLs that answered with a redirect, in order (empty without redirects)."""
+    elapsed_ms: float
+    """Wall time of the whole fetch, redirects and retry waits included (milliseconds)."""
+    remote_address: str | None
+    """IP address the final response came from (``None`` through a proxy or if unknown)."""
+
+
+def parse_retry_after(value: str | None, *, now: datetime | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (delta-seconds or HTTP-date, RFC 9110 §10.2.3).
+
+    Returns ``None`` for a missing or unparsable value; a date in the past gives ``0.0``.
+    """
+    if value is None:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
+
+
+class _Retry(Exception):
+    """Internal: the attempt got a retryable status."""
+
+    def __init__(self, status: int, wait: float | None) -> None:
+        super().__init__(status)
+        self.status = status
+        self.wait = wait
+
+
+class Fetcher:
+    """Thread-safe HTTP(S) fetcher; make one per run and share it (a context manager).
+
+    Arguments (all keyword-only):
+      ``allow_private``: lift the SSRF guard; ``None`` reads ``DOCMUNCH_ALLOW_PRIVATE``.
+      ``allowed_networks``: networks reachable even with the guard on (tests: ``["127.0.0.1/32"]``).
+      ``max_bytes``: body cap in bytes, enforced after decompression (default 10 MiB).
+      ``timeout``: ``(connect, read)`` seconds; ``total_timeout``: seconds for one whole response.
+      ``max_redirects``: redirects followed (each hop re-checked by the guard); default 5.
+      ``retries``: extra attempts on ``retry_statuses`` (429/503) per hop; ``backoff``: base
+      seconds of the exponential backoff used without ``Retry-After``; ``max_retry_wait``: the
+      longest wait (s) docmunch accepts — a longer ``Retry-After`` ends the retries.
+      ``rate_per_host``: ``(requests/s, burst)`` token bucket per host, ``None`` = unlimited;
+      ``concurrency_per_host``: requests in flight per host.
+      ``trust_env``: take proxies from ``HTTP(S)_PROXY``/``ALL_PROXY``/``NO_PROXY``.
+      ``verify``: TLS verification as httpx takes it (an ``ssl.SSLContext``, a CA bundle path, or
+      ``True`` for the system/certifi CAs).
+      ``sleep``: the sleep function (seconds) used for waits.
+    """
+
+    def __init__(
+        self,
+        *,
+        allow_private: bool | None = None,
+        allowed_networks: Iterable[str | IPNetwork] = (),
+        max_bytes: int = 10 * 2**20,
+        timeout: tuple[float, float] = (10.0, 30.0),
+        total_timeout: float = 120.0,
+        max_redirects: int = 5,
+        retries: int = 3,
+        retry_statuses: frozenset[int] = frozenset({429, 503}),
+        backoff: float = 0.5,
+        max_retry_wait: float = 60.0,
+        rate_per_host: tuple[float, float] | None = (4.0, 8.0),
+        concurrency_per_host: int = 4,
+        trust_env: bool = True,
+        verify: ssl.SSLContext | str | bool = True,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self.policy = AddressPolicy.from_env(allow_private, allowed_networks)
+        self.max_bytes = max_bytes
+        self.timeout = timeout
+        self.total_timeout = total_timeout
+        self.max_redirects = max_redirects
+        self.retries = retries
+        self.retry_statuses = retry_statuses
+        self.backoff = backoff
+        self.max_retry_wait = max_retry_wait
+        self.limiter = HostLimiter(rate=rate_per_host, concurrency=concurrency_per_host, sleep=sleep)
+        """Per-host limits; a crawler may call ``fetcher.limiter.set_rate(host, …)``."""
+        self._sleep = sleep
+        self.transport = GuardedTransport(self.policy, trust_env=trust_env, verify=verify)
+        connect, read = timeout
+        self._client = httpx.Client(
+            transport=self.transport,
+            trust_env=False,  # proxies are the transport's job; no .netrc credentials
+            timeout=httpx.Timeout(connect=connect, read=read, write=read, pool=read),
+            headers={"User-Agent": f"docmunch/{docmunch.__version__}", "Accept-Encoding": ACCEPT_ENCODING},
+            follow_redirects=False,
+        )
+
+    def __enter__(self) -> Fetcher:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close pooled connections."""
+        self._client.close()
+
+    def fetch(
+        self,
+        url: str,
+        *,
+        etag: str | None = None,
+        last_modified: str | None = None,
+        accept: str | None = None,
+    ) -> FetchResult:
+        """GET ``url``; follow redirects, retry 429/503, decode the body.
+
+        ``etag``/``last_modified`` (from an earlier :class:`FetchResult`) make the request
+        conditional; a 304 gives ``not_modified=True`` and an empty body. ``accept`` overrides
+        the ``Accept`` header. Raises :class:`BlockedAddress` (SSRF guard, any hop),
+        :class:`HTTPStatusError` (4xx/5xx, or retries exhausted), :class:`TooLarge`,
+        :class:`UnsupportedContentType`, :class:`DecodeError`, or :class:`FetchError`
+        (timeouts, connection errors, too many redirects, malformed URLs).
+        """
+        started = time.monotonic()
+        headers = {"Accept": accept or DEFAULT_ACCEPT}
+        if etag:
+            headers["If-None-Match"] = etag
+        if last_modified:
+            headers["If-Modified-Since"] = last_modified
+        redirects: list[str] = []
+        current = url
+        while True:
+            check_url(current, policy=self.policy)
+            outcome = self._hop(current, headers, started)
+            if isinstance(outcome, str):
+                redirects.append(current)
+                if len(redirects) > self.max_redirects:
+                    message = f"too many redirects (more than {self.max_redirects}) from {url}"
+                    raise FetchError(message, url=current)
+                current = outcome
+                continue
+            response, body, remote = outcome
+            return self._result(current, response, body, remote, tuple(redirects), started)
+
+    def _hop(self, url: str, headers: Mapping[str, str], started: float) -> str | _Final:
+        """One URL with its retries: the next URL for a redirect, else (response, body)."""
+        attempt = 0
+        while True:
+            try:
+                return self._attempt(url, headers, started)
+            except _Retry as retry:
+                wait = retry.wait
+                if wait is None:  # exponential backoff with up to 25 % jitter
+                    wait = self.backoff * 2**attempt * (1 + random.random() / 4)
+                if attempt >= self.retries or wait > self.max_retry_wait:
+                    why = (
+                        f"server asked to wait {wait:.0f} s, more than the {self.max_retry_wait:.0f} s cap"
+                        if wait > self.max_retry_wait
+                        else f"gave up after {attempt + 1} attempts"
+                    )
+                    raise HTTPStatusError(
+                        f"HTTP {retry.status} from {url} ({why})", url=url, status_code=retry.status
+                    ) from None
+                attempt += 1
+                self._sleep(wait)
+
+    def _attempt(self, url: str, headers: Mapping[str, str], started: float) -> str | _Final:
+        try:
+            request = self._client.build_request("GET", url, headers=headers)
+        except (httpx.InvalidURL, httpx.UnsupportedProtocol, ValueError) as exc:
+            raise FetchError(f"invalid URL {url!r}: {exc}", url=url) from None
+        with self.limiter.slot(request.url.host):
+            try:
+                response = self._client.send(request, stream=True)
+            except BlockedAddress as exc:
+                raise BlockedAddress(str(exc), url=url, reason=exc.reason) from None
+            except FetchError as exc:
+                raise FetchError(f"{exc} ({url})", url=url) from None
+            except httpx.HTTPError as exc:
+                raise self._transport_error(exc, url) from None
+            remote = _remote_address(response)
+            try:
+                outcome = self._handle(url, response, started)
+                return outcome if isinstance(outcome, str) else (*outcome, remote)
+            finally:
+                response.close()
+
+    def _handle(
+        self, url: str, response: httpx.Response, started: float
+    ) -> str | tuple[httpx.Response, bytes]:
+        status = response.status_code
+        location = response.headers.get("location")
+        if status in _REDIRECTS and location:
+            return urllib.parse.urljoin(url, location.strip())
+        if status in self.retry_statuses:
+            raise _Retry(status, parse_retry_after(response.headers.get("retry-after")))
+        if status == 304:
+            return response, b""
+        if not 200 <= status < 300:
+            phrase = response.reason_phrase or ""
+            raise HTTPStatusError(
+                f"HTTP {status} {phrase} from {url}".replace("  ", " "), url=url, status_code=status
+            )
+        mime, _charset = parse_content_type(response.headers.get("content-type"))
+        if mime:
+            kind_for(mime, url=url)  # refuse before downloading the body
+        return response, self._read_body(url, response, started)
+
+    def _read_body(self, url: str, response: httpx.Response, started: float) -> bytes:
+        """The decoded body, stopping as soon as it passes ``max_bytes`` (raw or decoded)."""
+        encoding = response.headers.get("content-encoding")
+        declared = response.headers.get("content-length", "")
+        if not encoding and declared.isdigit() and int(declared) > self.max_bytes:
+            raise self._too_large(url)
+        try:
+            decoder = make_decoder(encoding)
+        except DecodeError as exc:
+            raise DecodeError(f"{exc} from {url}", url=url) from None
+        body = bytearray()
+        raw_total = 0
+        try:
+            for chunk in response.iter_raw(64 * 1024):
+                raw_total += len(chunk)
+                if raw_total > self.max_bytes:
+                    raise self._too_large(url)
+                for piece in decoder.feed(chunk):
+                    body += piece
+                    if len(body) > self.max_bytes:
+                        raise self._too_large(url)
+                if time.monotonic() - started > self.total_timeout:
+                    raise FetchError(f"timed out after {self.total_timeout:g} s reading {url}", url=url)
+            for piece in decoder.flush():
+                body += piece
+                if len(body) > self.max_bytes:
+                    raise self._too_large(url)
+        except DecodeError as exc:
+            raise DecodeError(f"{exc} from {url}", url=url) from None
+        except httpx.HTTPError as exc:
+            raise self._transport_error(exc, url) from None
+        return bytes(body)
+
+    def _too_large(self, url: str) -> TooLarge:
+        return TooLarge(
+            f"{url} is larger than the {self.max_bytes} byte limit (after decompression)",
+            url=url,
+            limit_bytes=self.max_bytes,
+        )
+
+    def _transport_error(self, exc: httpx.HTTPError, url: str) -> FetchError:
+        connect, read = self.timeout
+        if isinstance(exc, httpx.ConnectTimeout):
+            return FetchError(f"timed out after {connect:g} s connecting to {url}", url=url)
+        if isinstance(exc, httpx.TimeoutException):
+            return FetchError(f"timed out after {read:g} s waiting for {url}", url=url)
+        if isinstance(exc, httpx.ConnectError):
+            return FetchError(f"cannot connect to {url}: {exc}", url=url)
+        return FetchError(f"fetching {url} failed: {type(exc).__name__}: {exc}", url=url)
+
+    def _result(
+        self,
+        url: str,
+        response: httpx.Response,
+        body: bytes,
+        remote: str | None,
+        redirects: tuple[str, ...],
+        started: float,
+    ) -> FetchResult:
+        headers = {k.lower(): v for k, v in _joined_headers(response).items()}
+        mime, http_charset = parse_content_type(headers.get("content-type"))
+        not_modified = response.status_code == 304
+        kind: Kind | None = None
+        text, charset = "", ""
+        if not not_modified:
+            if not mime:
+                mime = sniff_mime(body)
+            kind = kind_for(mime, url=url)
+            decode = decode_html if kind == "html" else decode_text
+            text, charset = decode(body, http_charset=http_charset)
+        return FetchResult(
+            url=url,
+            status=response.status_code,
+            headers=headers,
+            content_type=mime,
+            kind=kind,
+            charset=charset,
+            body=body,
+            text=text,
+            etag=headers.get("etag"),
+            last_modified=headers.get("last-modified"),
+            not_modified=not_modified,
+            redirects=redirects,
+            elapsed_ms=(time.monotonic() - started) * 1000,
+            remote_address=remote,
+        )
+
+
+def _joined_headers(response: httpx.Response) -> dict[str, str]:
+    joined: dict[str, str] = {}
+    for name, value in response.headers.multi_items():
+        key = name.lower()
+        joined[key] = f"{joined[key]}, {value}" if key in joined else value
+    return joined
+
+
+def _remote_address(response: httpx.Response) -> str | None:
+    stream: Any = response.extensions.get("network_stream")
+    if stream is None:
+        return None
+    try:
+        peer = stream.get_extra_info("server_addr")
+    except Exception:  # a stream type without this info
+        return None
+    if not peer:
+        return None
+    try:
+        return str(ipaddress.ip_address(peer[0]))
+    except ValueError:
+        return None
+
+
+def fetch_url(url: str, **kwargs: Any) -> FetchResult:
+    """One-shot :meth:`Fetcher.fetch`; ``kwargs`` go to :class:`Fetcher` (e.g. ``allow_private``)."""
+    with Fetcher(**kwargs) as fetcher:
+        return fetcher.fetch(url)

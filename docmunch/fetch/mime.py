@@ -1,0 +1,88 @@
+"""Which responses docmunch indexes, and as what ``kind``.
+
+``text/html`` and ``application/xhtml+xml`` → ``"html"``; ``text/markdown`` and
+``text/x-markdown`` → ``"markdown"``; ``text/plain`` → ``"text"``; anything else is refused.
+Without a ``Content-Type`` the body is sniffed with the WHATWG MIME Sniffing Standard's "rules
+for identifying an unknown MIME type" (HTML patterns, binary bytes → octet-stream, else text).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from docmunch.errors import UnsupportedContentType
+
+__all__ = ["Kind", "kind_for", "parse_content_type", "sniff_mime"]
+
+Kind = Literal["html", "markdown", "text"]
+
+_KINDS: dict[str, Kind] = {
+    "text/html": "html",
+    "application/xhtml+xml": "html",
+    "text/markdown": "markdown",
+    "text/x-markdown": "markdown",
+    "text/plain": "text",
+}
+# MIME Sniffing Standard §7.1, the HTML patterns (each must be followed by space or '>').
+_HTML_TAGS = (
+    b"<!doctype html",
+    b"<html",
+    b"<head",
+    b"<script",
+    b"<iframe",
+    b"<h1",
+    b"<div",
+    b"<font",
+    b"<table",
+    b"<a",
+    b"<style",
+    b"<title",
+    b"<b",
+    b"<body",
+    b"<br",
+    b"<p",
+    b"<!--",
+)
+_BINARY = frozenset([*range(0x00, 0x09), 0x0B, *range(0x0E, 0x1B), *range(0x1C, 0x20)])
+
+
+def parse_content_type(value: str | None) -> tuple[str, str | None]:
+    """``("type/subtype" lower-case, charset parameter or None)``; ``("", None)`` when absent."""
+    if not value:
+        return "", None
+    mime, _, params = value.partition(";")
+    charset = None
+    for param in params.split(";"):
+        key, _, val = param.partition("=")
+        if key.strip().lower() == "charset":
+            charset = val.strip().strip('"').strip() or None
+    return mime.strip().lower(), charset
+
+
+def sniff_mime(data: bytes) -> str:
+    """``text/html``, ``text/plain`` or ``application/octet-stream`` for an unlabelled body."""
+    head = data[:1445]
+    if head.startswith(b"\xef\xbb\xbf"):
+        head = head[3:]
+    elif head.startswith((b"\xfe\xff", b"\xff\xfe")):
+        return "text/plain"
+    stripped = head.lstrip(b"\t\n\x0c\r ").lower()
+    for tag in _HTML_TAGS:
+        if stripped.startswith(tag) and stripped[len(tag) : len(tag) + 1] in (b" ", b">"):
+            return "text/html"
+    if any(b in _BINARY for b in head):
+        return "application/octet-stream"
+    return "text/plain"
+
+
+def kind_for(mime: str, *, url: str | None = None) -> Kind:
+    """The kind for a media type; raises :class:`UnsupportedContentType` for any other type."""
+    kind = _KINDS.get(mime)
+    if kind is None:
+        raise UnsupportedContentType(
+            f"unsupported content type {mime or '(none)'!r} at {url}: docmunch indexes HTML, XHTML, "
+            "Markdown and plain text from URLs (download PDF/DOCX files and index them locally)",
+            url=url,
+            content_type=mime,
+        )
+    return kind

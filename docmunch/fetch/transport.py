@@ -1,0 +1,204 @@
+"""An httpx transport that connects only to addresses the SSRF guard validated (DNS pinning).
+
+httpcore asks its *network backend* for a TCP connection with the URL's host name
+(``connect_tcp(host, port, …)``) and later upgrades it with TLS using that same host name as
+SNI and for certificate checking. :class:`PinningBackend` is that backend: it resolves the name
+once (:func:`docmunch.fetch.ssrf.resolve`, which checks every answer) and opens the socket to
+one of exactly those addresses. No other component resolves the name, so a rebinding DNS
+server never gets the chance to answer differently for the connection. The ``Host`` header,
+SNI and certificate verification all stay on the host name, because httpcore still sees it.
+Pooled keep-alive connections are reused only for the same origin, and were pinned when made.
+
+With a proxy from the environment (``HTTP_PROXY``/``HTTPS_PROXY``/``ALL_PROXY``, honouring
+``NO_PROXY``; stdlib :func:`urllib.request.getproxies_environment`) the proxy connects for us:
+the target's addresses are still checked, but the proxy resolves the name again, so pinning
+holds only for direct connections.
+"""
+
+from __future__ import annotations
+
+import functools
+import ssl
+import threading
+import urllib.request
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import httpcore
+import httpx
+
+from docmunch.errors import BlockedAddress, FetchError
+from docmunch.fetch.ssrf import AddressPolicy, resolve
+
+__all__ = ["GuardedTransport", "PinningBackend"]
+
+_HTTPCORE_TO_HTTPX: tuple[tuple[type[Exception], type[httpx.HTTPError]], ...] = (
+    (httpcore.ConnectTimeout, httpx.ConnectTimeout),
+    (httpcore.ReadTimeout, httpx.ReadTimeout),
+    (httpcore.WriteTimeout, httpx.WriteTimeout),
+    (httpcore.PoolTimeout, httpx.PoolTimeout),
+    (httpcore.ConnectError, httpx.ConnectError),
+    (httpcore.ReadError, httpx.ReadError),
+    (httpcore.WriteError, httpx.WriteError),
+    (httpcore.ProxyError, httpx.ProxyError),
+    (httpcore.UnsupportedProtocol, httpx.UnsupportedProtocol),
+    (httpcore.RemoteProtocolError, httpx.RemoteProtocolError),
+    (httpcore.LocalProtocolError, httpx.LocalProtocolError),
+    (httpcore.ProtocolError, httpx.ProtocolError),
+)
+
+
+def _to_httpx(exc: Exception, request: httpx.Request) -> Exception:
+    for core_type, httpx_type in _HTTPCORE_TO_HTTPX:
+        if isinstance(exc, core_type):
+            return httpx_type(str(exc) or core_type.__name__, request=request)
+    return exc
+
+
+class PinningBackend(httpcore.NetworkBackend):
+    """httpcore network backend: resolve once, check every address, connect to a checked one.
+
+    ``connected`` records the last address connected to per ``(host, port)`` (diagnostics and
+    tests). Raises :class:`docmunch.errors.BlockedAddress` before any socket is opened.
+    """
+
+    def __init__(self, policy: AddressPolicy) -> None:
+        self.policy = policy
+        self._inner = httpcore.SyncBackend()
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore.NetworkStream:
+        addresses = resolve(host, port, self.policy)
+        last_error: Exception | None = None
+        for address in addresses:
+            try:
+                return self._inner.connect_tcp(
+                    address, port, timeout=timeout, local_address=local_address, socket_options=socket_options
+                )
+            except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
+                last_error = exc
+        assert last_error is not None
+        raise last_error
+
+    def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
+    ) -> httpcore.NetworkStream:
+        raise FetchError("unix sockets are not supported")
+
+    def sleep(self, seconds: float) -> None:
+        self._inner.sleep(seconds)
+
+
+class _Stream(httpx.SyncByteStream):
+    def __init__(self, stream: Iterable[bytes], request: httpx.Request) -> None:
+        self._stream = stream
+        self._request = request
+
+    def __iter__(self) -> Iterator[bytes]:
+        try:
+            yield from self._stream
+        except Exception as exc:
+            raise _to_httpx(exc, self._request) from exc
+
+    def close(self) -> None:
+        close = getattr(self._stream, "close", None)
+        if close is not None:
+            close()
+
+
+@functools.cache
+def _default_ssl_context(trust_env: bool) -> ssl.SSLContext:
+    """httpx's default verifying context, built once per process (loading CAs takes ~0.1 s)."""
+    return httpx.create_ssl_context(True, trust_env=trust_env)
+
+
+class GuardedTransport(httpx.BaseTransport):
+    """Direct connections through :class:`PinningBackend`; env proxies through httpx's own
+    proxy transport after checking the target's addresses.
+
+    ``trust_env`` enables the proxy env vars (and ``SSL_CERT_FILE``/``SSL_CERT_DIR``); ``verify``
+    is an ``ssl.SSLContext``, a CA bundle path or ``True``. HTTP/1.1 only; ``max_connections``
+    bounds the pool.
+    """
+
+    def __init__(
+        self,
+        policy: AddressPolicy,
+        *,
+        trust_env: bool = True,
+        verify: ssl.SSLContext | str | bool = True,
+        max_connections: int = 32,
+    ) -> None:
+        self.policy = policy
+        self.backend = PinningBackend(policy)
+        if isinstance(verify, ssl.SSLContext):
+            self._ssl_context = verify
+        elif verify is True:
+            self._ssl_context = _default_ssl_context(trust_env)
+        else:
+            self._ssl_context = httpx.create_ssl_context(verify, trust_env=trust_env)
+        self._pool = httpcore.ConnectionPool(
+            ssl_context=self._ssl_context,
+            max_connections=max_connections,
+            max_keepalive_connections=max_connections // 2,
+            network_backend=self.backend,
+        )
+        self._proxies: dict[str, str] = urllib.request.getproxies_environment() if trust_env else {}
+        self._proxy_transports: dict[str, httpx.HTTPTransport] = {}
+        self._lock = threading.Lock()
+
+    def _proxy_for(self, url: httpx.URL) -> str | None:
+        if not self._proxies or urllib.request.proxy_bypass_environment(url.host, self._proxies):
+            return None
+        return self._proxies.get(url.scheme) or self._proxies.get("all")
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        proxy = self._proxy_for(request.url)
+        if proxy is not None:
+            try:
+                resolve(request.url.host, request.url.port or 443, self.policy)
+            except BlockedAddress:
+                raise
+            except FetchError:
+                pass  # the name does not resolve here: behind a proxy that is the proxy's job
+            with self._lock:
+                transport = self._proxy_transports.get(proxy)
+                if transport is None:
+                    transport = httpx.HTTPTransport(proxy=proxy, verify=self._ssl_context)
+                    self._proxy_transports[proxy] = transport
+            return transport.handle_request(request)
+        assert isinstance(request.stream, httpx.SyncByteStream)
+        core_request = httpcore.Request(
+            method=request.method,
+            url=httpcore.URL(
+                scheme=request.url.raw_scheme,
+                host=request.url.raw_host,
+                port=request.url.port,
+                target=request.url.raw_path,
+            ),
+            headers=request.headers.raw,
+            content=request.stream,
+            extensions=request.extensions,
+        )
+        try:
+            response = self._pool.handle_request(core_request)
+        except Exception as exc:
+            raise _to_httpx(exc, request) from exc
+        assert isinstance(response.stream, Iterable)
+        return httpx.Response(
+            status_code=response.status,
+            headers=response.headers,
+            stream=_Stream(response.stream, request),
+            extensions=response.extensions,
+        )
+
+    def close(self) -> None:
+        self._pool.close()
+        for transport in self._proxy_transports.values():
+            transport.close()
