@@ -59,7 +59,8 @@ class Article:
     content_html: str
     """``content`` serialised as HTML (UTF-8 text)."""
     text: str
-    """Text content of ``content`` (DOM ``textContent``)."""
+    """Text of ``content``: DOM ``textContent``, plus a line break wherever two blocks (or a
+    ``<br>``) would otherwise glue words together (see :func:`._dom.block_text`)."""
     length: int
     """``len(text)`` in characters (Readability's ``length``)."""
 
@@ -100,7 +101,7 @@ def extract(html: str | bytes, *, url: str | None = None) -> Article:
 
     absolutize(content, base=base, url=url)
     clean_classes(content)
-    text = dom.text_of(content)
+    text = dom.block_text(content)
     excerpt = meta.excerpt
     if not excerpt:
         first_p = next(content.iter("p"), None)

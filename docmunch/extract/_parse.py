@@ -35,7 +35,13 @@ import lxml.html
 
 __all__ = ["decode_bytes", "parse_html"]
 
-_MAKE = lxml.html.html_parser.makeelement
+# A C-level class lookup (every element is an HtmlElement): lxml.html's own lookup runs Python code
+# for each proxy it creates, which costs ~40 % of extraction time on large pages.
+_PARSER = etree.HTMLParser()
+_PARSER.set_element_class_lookup(
+    etree.ElementDefaultClassLookup(element=lxml.html.HtmlElement, comment=lxml.html.HtmlComment)
+)
+_MAKE = _PARSER.makeelement
 _XML_BAD_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 _GOOD_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
 _BAD_NAME_CHARS = re.compile(r"[^A-Za-z0-9_.\-]")
