@@ -11,7 +11,9 @@ validated arguments dict and returns a :class:`ToolOutput`; user errors propagat
 from __future__ import annotations
 
 import importlib
+import inspect
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -207,9 +209,18 @@ def _optional_source(module: str, attr: str, what: str) -> Callable[..., Any]:
     return func  # type: ignore[no-any-return]
 
 
+def _call_with_supported(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Call ``func`` passing only the keyword arguments its signature accepts (e.g. ``progress``)."""
+    params = inspect.signature(func).parameters
+    if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        kwargs = {k: v for k, v in kwargs.items() if k in params}
+    return func(*args, **kwargs)
+
+
 def index_url(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -> ToolOutput:
     func = _optional_source("docmunch.sources.web", "index_url", "indexing web pages")
-    report = func(
+    report = _call_with_supported(
+        func,
         ctx.index,
         args["url"],
         repo=args.get("name"),
@@ -218,14 +229,34 @@ def index_url(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -> T
         progress=progress,
     )
     ctx.forget_sizes()
-    return ToolOutput(report.to_json() if hasattr(report, "to_json") else dict(report))
+    return ToolOutput(report.to_json())
+
+
+_GITHUB_URL = re.compile(
+    r"^(?:github:|(?:https?://)?(?:www\.)?github\.com/)?(?P<owner>[\w.-]+)/(?P<name>[\w.-]+?)(?:\.git)?/?(?:@(?P<ref>.+))?$"
+)
+
+
+def github_spec(url: str, ref: str | None) -> str:
+    """``github:OWNER/NAME[@REF]`` (the CLI's source syntax) from a GitHub URL or ``OWNER/NAME``.
+
+    Raises ``SourceError`` when ``url`` names no repository.
+    """
+    match = _GITHUB_URL.match(url.strip())
+    if match is None:
+        raise SourceError(
+            f"{url!r} is not a GitHub repository; pass https://github.com/OWNER/NAME or OWNER/NAME"
+        )
+    ref = ref or match["ref"]
+    return f"github:{match['owner']}/{match['name']}" + (f"@{ref}" if ref else "")
 
 
 def index_repo(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -> ToolOutput:
-    func = _optional_source("docmunch.sources.github", "index_repo", "indexing GitHub repos")
-    report = func(ctx.index, args["url"], ref=args.get("ref"), repo=args.get("name"), progress=progress)
+    spec = github_spec(args["url"], args.get("ref"))
+    func = _optional_source("docmunch.sources.github", "index_github", "indexing GitHub repos")
+    report = _call_with_supported(func, ctx.index, spec, repo=args.get("name"), progress=progress)
     ctx.forget_sizes()
-    return ToolOutput(report.to_json() if hasattr(report, "to_json") else dict(report))
+    return ToolOutput(report.to_json())
 
 
 def delete_index(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -> ToolOutput:
@@ -372,9 +403,12 @@ def verify_index(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -
 
 def extract_url(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -> ToolOutput:
     func = _optional_source("docmunch.sources.web", "extract_source", "extracting web pages")
-    result = func(args["url"])
-    payload = result.to_json() if hasattr(result, "to_json") else dict(result)
-    return ToolOutput(payload, text_key="markdown" if "markdown" in payload else None)
+    result = _call_with_supported(func, args["url"], format="json", allow_private=False)
+    if isinstance(result, str):
+        payload: dict[str, Any] = {"url": args["url"], "markdown": result}
+    else:
+        payload = result.to_json() if hasattr(result, "to_json") else dict(result)
+    return ToolOutput(payload, text_key="markdown" if isinstance(payload.get("markdown"), str) else None)
 
 
 HANDLERS: dict[str, Callable[[ToolContext, dict[str, Any], ProgressFn], ToolOutput]] = {

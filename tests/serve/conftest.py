@@ -14,7 +14,7 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
-SERVE_CMD = [sys.executable, "-m", "docmunch.serve"]  # TODO: "-m docmunch serve" once cli.py lands
+SERVE_CMD = [sys.executable, "-m", "docmunch", "serve"]
 """How the tests start the server: exactly what a host runs (via ``python -m docmunch``)."""
 
 INIT = {
