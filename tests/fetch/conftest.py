@@ -11,7 +11,7 @@ import http.server
 import ssl
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 import pytest
@@ -127,6 +127,20 @@ def server() -> Iterator[LoopbackServer]:
     srv = LoopbackServer()
     yield srv
     srv.close()
+
+
+@pytest.fixture
+def start_server() -> Iterator[Callable[..., LoopbackServer]]:
+    """Factory for extra servers (e.g. ``start_server(tls=context)``), closed after the test."""
+    started: list[LoopbackServer] = []
+
+    def start(tls: ssl.SSLContext | None = None) -> LoopbackServer:
+        started.append(LoopbackServer(tls))
+        return started[-1]
+
+    yield start
+    for srv in started:
+        srv.close()
 
 
 @pytest.fixture
