@@ -31,6 +31,7 @@ Rules decided here:
   de-duplicated across the whole document; an empty slug falls back to
   ``section-<n>``, n = 1-based ordinal of the heading among the document's headings (then
   de-duplicated like any slug). ``anchor`` is the explicit id, else the unique slug.
+* **Titles** are the plain text of the heading's first 2000 characters of inline source.
 * **Summary**: the first sentence (≤ 200 characters) of the first paragraph of the section's
   own body that has visible text, skipping code, HTML blocks/comments, tables and paragraphs
   made only of Hugo/mdBook shortcodes.
@@ -63,7 +64,11 @@ BOM = b"\xef\xbb\xbf"
 _MD = MarkdownIt("commonmark").enable("table")
 _NEWLINE_RE = re.compile(rb"\r\n?|\n")
 _NON_BLANK_RE = re.compile(rb"[^ \t\r\n\f\v]")
+# Inline parsing is the costly part and can go quadratic on odd input (markdown-it-py on a
+# 300 000-character heading of "[" takes seconds), so only a prefix is inline-parsed: the
+# first sentence of a paragraph, and any sensible heading, lie well within it.
 _SUMMARY_SOURCE_CHARS = 2000
+_TITLE_SOURCE_CHARS = 2000
 
 
 def section_id(repo: str, doc_path: str, slug_path: str, level: int) -> str:
@@ -121,7 +126,6 @@ def split_markdown(data: bytes, *, repo: str, doc_path: str) -> ParsedDocument:
             current.start = line_starts[current.line]
             headings.append(current)
         elif token.type == "paragraph_open" and current.summary is None:
-            # the first sentence lies well within the first 2000 characters
             text = inline_plain(_MD, tokens[i + 1].content[:_SUMMARY_SOURCE_CHARS], env)
             if text.strip() and not is_shortcode_only(text):
                 current.summary = first_sentence(text)
@@ -224,7 +228,7 @@ def _build(
     stack: list[tuple[int, str, str]] = []  # (level, slug_path, id) of open ancestors
     for i, heading in enumerate(headings):
         source, explicit = split_explicit_id(heading.source)
-        raw = inline_plain(md, source, env)
+        raw = inline_plain(md, source[:_TITLE_SOURCE_CHARS], env)
         title = collapse(raw)
         base = explicit or slugify(raw.strip()) or f"section-{i + 1}"
         slug = slugger.unique(base)
