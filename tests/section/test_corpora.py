@@ -93,3 +93,22 @@ def test_k8s_en_front_matter_and_levels(fixtures_dir: Path) -> None:
     assert by_title["H3"].parent_id == by_title["Heading levels"].id
     assert by_title["H4"].id == "k8s::test.md::heading-levels/h3/h4#4"
     assert doc.sections[0].level == 0 and doc.sections[0].summary == "This page serves two purposes:"
+
+
+def test_crlf_files_match_their_lf_versions(fixtures_dir: Path) -> None:
+    """Every CRLF file of ms-virt-api: same outline as its LF copy, offsets shifted by the CRs."""
+    root = fixtures_dir / "corpora" / "ms-virt-api"
+    crlf_files = [p for p in _markdown_files(root) if b"\r\n" in p.read_bytes()]
+    assert len(crlf_files) >= 10
+    for path in crlf_files:
+        data = path.read_bytes()
+        lf = data.replace(b"\r\n", b"\n")
+        doc_path = path.relative_to(root).as_posix()
+        crlf_doc = split_markdown(data, repo="ms", doc_path=doc_path)
+        lf_doc = split_markdown(lf, repo="ms", doc_path=doc_path)
+        assert [(s.id, s.title, s.line) for s in crlf_doc.sections] == [
+            (s.id, s.title, s.line) for s in lf_doc.sections
+        ], doc_path
+        for a, b in zip(crlf_doc.sections, lf_doc.sections, strict=True):
+            assert a.byte_start - data.count(b"\r\n", 0, a.byte_start) == b.byte_start, a.id
+            assert a.byte_end - data.count(b"\r\n", 0, a.byte_end) == b.byte_end, a.id
