@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from oracle.__main__ import main
-from oracle.gate import FLOORS, TOLERANCE, baseline_document, check, read_baseline, run_gate, write_baseline
+from oracle.gate import (
+    FLOORS,
+    GATED,
+    TOLERANCE,
+    baseline_document,
+    check,
+    read_baseline,
+    run_gate,
+    write_baseline,
+)
+from oracle.pages import GATE_PAGES
 from oracle.scoring import Summary
 
 GOOD = Summary(
@@ -78,9 +87,9 @@ def test_cli_exit_codes(
     assert "fixtures folder" in capsys.readouterr().err
 
 
-def test_committed_baseline_is_for_docmunch_if_present() -> None:
+def test_committed_baseline_is_docmunch_on_the_gate_set() -> None:
     doc = read_baseline()
-    if doc is not None:  # written by `make baseline` once the extractor exists
-        assert doc["extractor"] == "docmunch"
-        assert doc["pages"] == 20
-        assert json.dumps(doc)  # plain JSON
+    assert doc is not None, "fixtures/baseline.json missing: run `make baseline`"
+    assert (doc["extractor"], doc["reference"], doc["pages"]) == ("docmunch", "oracle", 20)
+    assert tuple(doc["per_page"]) == GATE_PAGES
+    assert set(doc["metrics"]) == set(GATED)
