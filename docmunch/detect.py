@@ -114,10 +114,10 @@ PLATFORMS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "mdbook": (
         ("main", "#content"),
-        ("a.header", ".nav-chapters", "nav.nav-wrapper", "#menu-bar", ".buttons"),
+        (".nav-chapters", "nav.nav-wrapper", "#menu-bar", ".buttons"),
     ),
     "gitbook": (
-        ("main [data-testid=page.contentEditor]", "main .page-inner section.markdown-section", "main"),
+        ("main [data-testid='page.contentEditor']", "main .page-inner section.markdown-section", "main"),
         (
             "a[aria-label='Direct link to heading']",
             ".page-footer",
@@ -152,9 +152,16 @@ PLATFORMS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     ),
     "pdoc": (
         ("main.pdoc", "main", "section#module-list"),
-        ("a.headerlink", "nav.pdoc", "a.view-source-button", "label.view-source-button", "a.edit-button"),
+        (
+            "a.headerlink",
+            "nav.pdoc",
+            "a.view-source-button",
+            "label.view-source-button",
+            "a.git-button",
+            "a.edit-button",
+        ),
     ),
-    "pydoc": (("body",), ()),
+    "pydoc": (("body",), ("td.extra",)),
     "javadoc": (
         ("main[role=main]", "div.contentContainer", "div.content-container"),
         (

@@ -130,7 +130,22 @@ def _weight(el: HtmlElement, flags: int) -> int:
     return class_weight(el, flags)
 
 
-def _should_remove(node: HtmlElement, tag: str, flags: int, data_tables: set[HtmlElement]) -> bool:
+def _protected(root: HtmlElement, data_tables: set[HtmlElement]) -> set[HtmlElement]:
+    """Elements inside a data table, ``<code>`` or ``<pre>``: never removed conditionally.
+
+    Computed once per article (one pass per protecting ancestor) instead of walking every
+    candidate's ancestors, which is quadratic on deeply nested pages.
+    """
+    protected: set[HtmlElement] = set()
+    for holder in (*data_tables, *root.iter("code", "pre")):
+        if holder not in protected:
+            protected.update(holder.iterdescendants())
+    return protected
+
+
+def _should_remove(
+    node: HtmlElement, tag: str, flags: int, data_tables: set[HtmlElement], protected: set[HtmlElement]
+) -> bool:
     is_list = tag in ("ul", "ol")
     text = dom.inner_text(node)
     if not is_list:
@@ -138,9 +153,7 @@ def _should_remove(node: HtmlElement, tag: str, flags: int, data_tables: set[Htm
         is_list = bool(text) and list_length / len(text) > 0.9
     if tag == "table" and node in data_tables:
         return False
-    if dom.has_ancestor_tag(node, "table", -1, lambda t: t in data_tables):
-        return False
-    if dom.has_ancestor_tag(node, "code", -1) or dom.has_ancestor_tag(node, "pre", -1):
+    if node in protected:
         return False
     if any(t in data_tables for t in node.iterdescendants("table")):
         return False
@@ -192,14 +205,16 @@ def _should_remove(node: HtmlElement, tag: str, flags: int, data_tables: set[Htm
     return remove
 
 
-def clean_conditionally(root: HtmlElement, tag: str, flags: int, data_tables: set[HtmlElement]) -> None:
+def clean_conditionally(
+    root: HtmlElement, tag: str, flags: int, data_tables: set[HtmlElement], protected: set[HtmlElement]
+) -> None:
     """Readability's ``_cleanConditionally`` for ``tag``; innermost candidates judged first."""
     from docmunch.extract._readability import CLEAN_CONDITIONALLY
 
     if not flags & CLEAN_CONDITIONALLY:
         return
     for node in reversed(list(root.iterdescendants(tag))):
-        if node.getparent() is not None and _should_remove(node, tag, flags, data_tables):
+        if node.getparent() is not None and _should_remove(node, tag, flags, data_tables, protected):
             dom.remove(node)
 
 
@@ -229,9 +244,10 @@ def prep_article(article: HtmlElement, flags: int, scores: dict[HtmlElement, flo
     del scores
     clean_styles(article)
     data_tables = mark_data_tables(article)
+    protected = _protected(article, data_tables)
     fix_lazy_images(article)
-    clean_conditionally(article, "form", flags, data_tables)
-    clean_conditionally(article, "fieldset", flags, data_tables)
+    clean_conditionally(article, "form", flags, data_tables, protected)
+    clean_conditionally(article, "fieldset", flags, data_tables, protected)
     for tag in ("object", "embed", "footer", "link", "aside"):
         _clean(article, tag)
     _clean_share(article)
@@ -241,7 +257,7 @@ def prep_article(article: HtmlElement, flags: int, scores: dict[HtmlElement, flo
         if _weight(header, flags) < 0:
             dom.remove(header)
     for tag in ("table", "ul", "div"):
-        clean_conditionally(article, tag, flags, data_tables)
+        clean_conditionally(article, tag, flags, data_tables, protected)
     for p in reversed(list(article.iterdescendants("p"))):
         if not any(True for _ in p.iter("img", "embed", "object", "iframe")) and not dom.text_of(p).strip():
             dom.remove(p)
