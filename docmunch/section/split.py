@@ -132,9 +132,9 @@ def split_markdown(data: bytes, *, repo: str, doc_path: str) -> ParsedDocument:
 
     end = len(data)
     first_heading = headings[0].start if headings else end
-    blank = _NON_BLANK_RE.search(data, fm_end, first_heading)
-    if blank is not None:
-        preamble.line = bisect_right(line_starts, blank.start()) - 1
+    first_text = _NON_BLANK_RE.search(data, fm_end, first_heading)
+    if first_text is not None:
+        preamble.line = bisect_right(line_starts, first_text.start()) - 1
         preamble.start = line_starts[preamble.line]
         body_start = preamble.start
     else:
@@ -142,7 +142,7 @@ def split_markdown(data: bytes, *, repo: str, doc_path: str) -> ParsedDocument:
 
     doc_title = _front_title(front.data if front else {})
     sections = _build(
-        headings, preamble if blank is not None else None, _MD, env, end=end,
+        headings, preamble if first_text is not None else None, _MD, env, end=end,
         data=data, repo=repo, doc_path=doc_path, doc_title=doc_title, fm_lines=fm_lines,
     )
     if doc_title is None:
