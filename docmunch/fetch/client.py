@@ -101,7 +101,9 @@ class Fetcher:
       ``allow_private``: lift the SSRF guard; ``None`` reads ``DOCMUNCH_ALLOW_PRIVATE``.
       ``allowed_networks``: networks reachable even with the guard on (tests: ``["127.0.0.1/32"]``).
       ``max_bytes``: body cap in bytes, enforced after decompression (default 10 MiB).
-      ``timeout``: ``(connect, read)`` seconds; ``total_timeout``: seconds for one whole response.
+      ``timeout``: ``(connect, read)`` seconds (read = longest silence between received bytes);
+      ``total_timeout``: seconds for the whole fetch (redirects and retry waits included),
+      checked while the body streams, so a server dripping bytes cannot hold a worker forever.
       ``max_redirects``: redirects followed (each hop re-checked by the guard); default 5.
       ``retries``: extra attempts on ``retry_statuses`` (429/503) per hop; ``backoff``: base
       seconds of the exponential backoff used without ``Retry-After``; ``max_retry_wait``: the
@@ -381,7 +383,18 @@ def _remote_address(response: httpx.Response) -> str | None:
         return None
 
 
-def fetch_url(url: str, **kwargs: Any) -> FetchResult:
-    """One-shot :meth:`Fetcher.fetch`; ``kwargs`` go to :class:`Fetcher` (e.g. ``allow_private``)."""
-    with Fetcher(**kwargs) as fetcher:
-        return fetcher.fetch(url)
+def fetch_url(
+    url: str,
+    *,
+    etag: str | None = None,
+    last_modified: str | None = None,
+    accept: str | None = None,
+    **fetcher_options: Any,
+) -> FetchResult:
+    """One-shot :meth:`Fetcher.fetch` with a throw-away :class:`Fetcher`.
+
+    ``fetcher_options`` go to :class:`Fetcher` (e.g. ``allow_private=True``, ``max_bytes``);
+    the other arguments to :meth:`Fetcher.fetch`. Same errors as :meth:`Fetcher.fetch`.
+    """
+    with Fetcher(**fetcher_options) as fetcher:
+        return fetcher.fetch(url, etag=etag, last_modified=last_modified, accept=accept)

@@ -173,3 +173,36 @@ def test_tls_sni_and_certificate_use_the_host_name(tmp_path, fake_dns, start_ser
         # Same IP, another name: the certificate is checked against the name, so this fails.
         with pytest.raises(FetchError, match=r"CERTIFICATE_VERIFY_FAILED|hostname"):
             f.fetch(f"https://other.test:{srv.port}/secure")
+
+
+# --- proxies from the environment --------------------------------------------------------------------
+
+
+def test_env_proxy_is_used_and_targets_are_still_checked(server, fake_dns, monkeypatch):
+    # The loopback server plays the proxy: an HTTP proxy receives the absolute URL as the path.
+    # (public.test answers 127.0.0.1, allowed below, so even a routing bug sends nothing off-box:
+    # a direct attempt would go to 127.0.0.1:80 and show up as a connection error.)
+    fake_dns({"public.test": [["127.0.0.1"]], "internal.test": [["10.1.2.3"]]})
+    server.route("http://public.test/doc", server.Reply(body=b"<p>via proxy"))
+    for name in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy", "NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{server.port}")
+    monkeypatch.setenv("NO_PROXY", "bypass.test")
+    with Fetcher(allowed_networks=["127.0.0.1/32"], trust_env=True) as f:
+        result = f.fetch("http://public.test/doc")
+        assert result.text == "<p>via proxy" and server.paths() == ["http://public.test/doc"]
+        with pytest.raises(BlockedAddress, match=r"10\.1\.2\.3 is a private address"):
+            f.fetch("http://internal.test/")
+        with pytest.raises(BlockedAddress, match="cloud metadata"):
+            f.fetch("http://169.254.169.254/")
+    assert server.paths() == ["http://public.test/doc"]  # refused targets never reached the proxy
+
+
+def test_no_proxy_hosts_connect_directly(server, fake_dns, monkeypatch):
+    fake_dns({"bypass.test": [["127.0.0.1"]]})
+    server.route("/direct", server.Reply(body=b"<p>direct"))
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")  # would fail: nothing listens on port 9
+    monkeypatch.setenv("NO_PROXY", "bypass.test")
+    with Fetcher(allowed_networks=["127.0.0.1/32"], trust_env=True) as f:
+        result = f.fetch(f"http://bypass.test:{server.port}/direct")
+    assert result.text == "<p>direct" and result.remote_address == "127.0.0.1"
