@@ -16,10 +16,11 @@ Steps (one page at a time):
    than ~11°: arXiv margin stamps, axis labels) are skipped.
 2. **Lines** (:func:`page_lines`): consecutive characters whose vertical centres (of the loose,
    font-height box) lie within half a font size form a line; a jump back in x, a pdfium line
-   break, or a horizontal gap wider than 2.5 font sizes starts a new line segment (so a row
-   that crosses a column gutter becomes two segments).
+   break, or a horizontal gap wider than 1.2 font sizes starts a new line segment (so a row
+   that crosses a column gutter becomes two segments; wider than any word space).
 3. **Columns** (:func:`reading_order`): an x-coverage histogram (1 pt bins) of the segments
-   narrower than 60 % of the text width; interior runs of bins covered by no narrow segment,
+   narrower than 60 % of the text width; interior runs of bins covered by at most
+   max(2, 3 %) of the narrow segments (running footers cross gutters),
    at least 8 pt wide with narrow text on both sides, are gutters (the projection-profile
    idea of Nagy & Seth's recursive X-Y cut, 1984, applied once per page). Segments that cross
    a gutter ("spanning": titles, full-width figures, footers) cut the page into horizontal
@@ -27,7 +28,9 @@ Steps (one page at a time):
 4. **Groups** (:func:`group_lines`): consecutive lines of one column join while font size and
    boldness stay the same, neither line is a bold number before plain text, and the vertical
    gap stays under max(0.8 × font size, 1.3 × the median gap between such lines on the page)
-   — the median is the line spacing, since a page has more line breaks than paragraph breaks.
+   — the median is the line spacing, since a page has more line breaks than paragraph breaks —
+   and the lines overlap horizontally; segments of one row in one column join left to right
+   when at most 3 font sizes apart.
 """
 
 from __future__ import annotations
@@ -50,8 +53,10 @@ _FORCE_BOLD = 1 << 18  # PDF 32000-1:2008 Table 123, font flag bit 19 (ForceBold
 _DUP_WINDOW = 8
 _MAX_SKEW = 0.2
 _DUP_TOLERANCE = 0.15
-_GAP_SPLIT = 2.5
+_GAP_SPLIT = 1.2
 _MIN_GUTTER = 8.0
+_GUTTER_NOISE = 0.03
+_ROW_JOIN = 3.0
 _NARROW_SHARE = 0.6
 _GROUP_GAP = 0.8
 
@@ -137,7 +142,9 @@ def page_chars(textpage: pdfium.PdfTextPage) -> list[Char]:
         if 0xDC00 <= code < 0xE000:
             code = 0x10000 + ((high - 0xD800) << 10) + (code - 0xDC00) if high else 0
         high = 0
-        text = chr(code) if 0 < code < 0x110000 else ""
+        if code == 0x02:  # pdfium's mark for a hyphen that ends a line
+            code = 0x2D
+        text = chr(code) if 0x20 <= code < 0x110000 or code in (0x0A, 0x0D) else ""
         if not text or text in "\ufffe\uffff":
             continue
         generated = bool(pdfium_c.FPDFText_IsGenerated(textpage, i))
@@ -253,12 +260,13 @@ def _gutters(lines: list[Line]) -> list[tuple[float, float]]:
     for line in narrow:
         for x in range(int(line.box[0] - left), int(line.box[2] - left) + 1):
             bins[x] += 1
+    noise = max(2, int(_GUTTER_NOISE * len(narrow)))
     gutters: list[tuple[float, float]] = []
     start: int | None = None
     for x, count in enumerate(bins):
-        if count == 0 and start is None:
+        if count <= noise and start is None:
             start = x
-        elif count and start is not None:
+        elif count > noise and start is not None:
             if x - start >= _MIN_GUTTER and start > 0:
                 gutters.append((left + start, left + x))
             start = None
@@ -291,13 +299,43 @@ def reading_order(lines: list[Line]) -> list[Line]:
     for cut in [*spanning, None]:
         lower = cut.box[3] if cut is not None else -math.inf
         band = [line for line in rest if lower <= _cy(line.box) < upper]
-        ordered.extend(sorted(band, key=lambda ln: (ln.column, -ln.box[3], ln.box[0])))
+        ordered.extend(_rows_first(band))
         if cut is not None:
             ordered.append(cut)
             upper = cut.box[1]
     placed = {id(line) for line in ordered}
     ordered.extend(line for line in rest if id(line) not in placed)
     return ordered
+
+
+def _rows_first(lines: list[Line]) -> list[Line]:
+    """Sort by column, then by row (centres within half a font size), then left to right."""
+    by_top = sorted(lines, key=lambda ln: (ln.column, -_cy(ln.box)))
+    keyed: list[tuple[int, int, float, Line]] = []
+    row, row_cy, row_col = -1, math.inf, None
+    for line in by_top:
+        cy = _cy(line.box)
+        if line.column != row_col or row_cy - cy > 0.5 * line.size:
+            row, row_cy, row_col = row + 1, cy, line.column
+        keyed.append((line.column, row, line.box[0], line))
+    keyed.sort(key=lambda k: k[:3])
+    return [k[3] for k in keyed]
+
+
+def _same_row(prev: Line, line: Line) -> bool:
+    """``line`` continues ``prev``'s row to the right (a segment split at a wide gap)."""
+    gap = line.box[0] - prev.box[2]
+    return abs(_cy(prev.box) - _cy(line.box)) <= 0.5 * line.size and 0 <= gap <= _ROW_JOIN * line.size
+
+
+def _below(prev: Line, line: Line, line_gap: float) -> bool:
+    """``line`` is the next line under ``prev``, overlapping it horizontally."""
+    gap = prev.box[1] - line.box[3]
+    return (
+        -0.3 * line.size <= gap <= max(_GROUP_GAP * line.size, line_gap)
+        and line.box[0] < prev.box[2]
+        and line.box[2] > prev.box[0]
+    )
 
 
 def _numbered_label(line: Line) -> bool:
@@ -328,8 +366,7 @@ def group_lines(lines: list[Line], *, starts: frozenset[int] = frozenset()) -> l
             and prev.bold == line.bold
             and not _numbered_label(prev)
             and not _numbered_label(line)
-            and -0.3 * line.size <= prev.box[1] - line.box[3] <= max(_GROUP_GAP * line.size, line_gap)
-            and line.box[0] < prev.box[2]
+            and (_same_row(prev, line) or _below(prev, line, line_gap))
         )
         if joins:
             groups[-1].append(line)

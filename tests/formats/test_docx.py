@@ -10,6 +10,7 @@ from pathlib import Path
 import docx
 import pytest
 from lxml import etree
+from markdown_it import MarkdownIt
 
 from docmunch.errors import ConvertError
 from docmunch.formats import render_file
@@ -65,7 +66,9 @@ def test_styled_headings(office: Path, name: str) -> None:
     assert rendition.meta["heading_source"] == "styles"
 
 
-@pytest.mark.parametrize("name", ["normal_style_headings_zh.docx", "normal_style_headings_zh.libreoffice.docx"])
+@pytest.mark.parametrize(
+    "name", ["normal_style_headings_zh.docx", "normal_style_headings_zh.libreoffice.docx"]
+)
 def test_normal_style_headings_are_inferred(office: Path, name: str) -> None:
     rendition = rendered(office / "docx" / name)
     headings = md_headings(rendition.markdown)
@@ -133,7 +136,9 @@ def test_tables_rows_are_blocks(office: Path, manifest: dict) -> None:
     root = document_paragraphs(path)[0].getroottree()
     assert len(rows) == len(root.xpath("//w:tr", namespaces=NS))
     text = rendition.markdown.decode()
-    assert "| Header 0.0 | Header 0.1 | Header 0.2 |\n| --- | --- | --- |\n| Cell 1.0 | Cell 1.1 | Cell 1.2 |" in text
+    assert (
+        "| Header 0.0 | Header 0.1 | Header 0.2 |\n| --- | --- | --- |\n| Cell 1.0 | Cell 1.1 | Cell 1.2 |"
+    ) in text
     # horizontal merge (gridSpan 2) keeps the column count with an empty cell
     assert "| Cell 1.0 | Merged Cell 1.1 1.2 |  |" in text
     # vertical merge: the continued cell is empty
@@ -193,7 +198,8 @@ def test_tracked_changes_keep_insertions_drop_deletions(tmp_path: Path) -> None:
         '<w:del w:id="2" w:author="a"><w:r><w:delText xml:space="preserve">deleted </w:delText></w:r></w:del>'
         "<w:r><w:t>end</w:t></w:r></w:p>"
         '<w:ins w:id="3" w:author="a"><w:p><w:r><w:t>Whole inserted paragraph</w:t></w:r></w:p></w:ins>'
-        '<w:sdt><w:sdtContent><w:p><w:r><w:t>Inside a content control</w:t></w:r></w:p></w:sdtContent></w:sdt>'
+        "<w:sdt><w:sdtContent><w:p><w:r><w:t>Inside a content control</w:t></w:r></w:p>"
+        "</w:sdtContent></w:sdt>"
     )
     path = tmp_path / "tracked.docx"
     path.write_bytes(data)
@@ -211,11 +217,13 @@ def test_markdown_syntax_in_text_is_escaped(tmp_path: Path) -> None:
     buf = io.BytesIO()
     document.save(buf)
     rendition = render_docx(tmp_path / "esc.docx", buf.getvalue())
-    tokens = [t.type for t in __import__("markdown_it").MarkdownIt("commonmark").parse(rendition.markdown.decode())]
+    tokens = [t.type for t in MarkdownIt("commonmark").parse(rendition.markdown.decode())]
     assert set(tokens) == {"paragraph_open", "inline", "paragraph_close"}
 
 
-@pytest.mark.parametrize("data", [b"", b"not a zip", b"PK\x03\x04broken", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 512])
+@pytest.mark.parametrize(
+    "data", [b"", b"not a zip", b"PK\x03\x04broken", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\0" * 512]
+)
 def test_bad_input_is_a_convert_error(tmp_path: Path, data: bytes) -> None:
     with pytest.raises(ConvertError):
         render_docx(tmp_path / "bad.docx", data)
