@@ -3,7 +3,9 @@
 For every file the walker accepts (:mod:`docmunch.index.walk`): read its bytes, hash them,
 and when the sha256 equals the stored ``source_hash`` count it unchanged — it is neither
 rendered nor parsed. Otherwise render it (:func:`docmunch.formats.render_file`), section it
-and store it with :meth:`Store.put_document` (one transaction per document). A file that
+and store it. Documents are committed in batches (:data:`BATCH_DOCS`): their raw cache files
+are fsynced together, then one transaction writes the batch, so a crash loses at most the
+uncommitted batch and never leaves a half-written document. A file that
 cannot be read, rendered or sectioned becomes an ``errors`` entry and keeps its previous
 index entry. After a folder walk, documents whose file disappeared (or is now excluded or
 skipped) are removed. Indexing a single file never removes other documents.
@@ -19,7 +21,7 @@ from pathlib import Path
 from docmunch.errors import DocmunchError, SourceError
 from docmunch.formats import render_file, supported_suffixes
 from docmunch.index.records import FileError, IndexReport
-from docmunch.index.store import Store
+from docmunch.index.store import PreparedDoc, Store
 from docmunch.index.walk import WalkFile, looks_binary, walk
 
 __all__ = ["DEFAULT_MAX_FILE_BYTES", "Progress", "index_path"]
@@ -34,6 +36,48 @@ Progress = Callable[[int, int, str], None]
 def _one_line(exc: BaseException) -> str:
     text = " ".join(str(exc).split()) or type(exc).__name__
     return text if isinstance(exc, DocmunchError) else f"{type(exc).__name__}: {text}"
+
+
+BATCH_DOCS = 64
+"""Documents committed per transaction (each document's rows are still all-or-nothing)."""
+BATCH_BYTES = 8 * 2**20
+"""… or fewer, once their stored bytes pass 8 MiB."""
+
+
+class _Batch:
+    """Prepared documents waiting for one fsync round and one transaction."""
+
+    def __init__(self, store: Store, repo: str, source: str, errors: list[FileError]) -> None:
+        self.store, self.repo, self.source, self.errors = store, repo, source, errors
+        self.docs: list[PreparedDoc] = []
+        self.bytes = 0
+        self.committed = 0
+
+    def add(self, item: WalkFile, data: bytes, digest: str, password: str | None) -> None:
+        try:
+            rendition = render_file(item.path, data, password=password)
+            doc = self.store.prepare_document(
+                self.repo, item.doc_path, rendition, source_hash=digest, sync=False
+            )
+        except DocmunchError as exc:
+            self.errors.append(FileError(item.doc_path, _one_line(exc)))
+            return
+        except (ValueError, UnicodeError, LookupError, OSError) as exc:
+            # A renderer choked on malformed input: report it, keep going.
+            self.errors.append(FileError(item.doc_path, _one_line(exc)))
+            return
+        self.docs.append(doc)
+        self.bytes += doc.values[5]
+        if len(self.docs) >= BATCH_DOCS or self.bytes >= BATCH_BYTES:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self.docs:
+            return
+        failures = self.store.commit_documents(self.repo, self.source, self.docs)
+        self.errors.extend(FileError(path, message) for path, message in failures)
+        self.committed += len(self.docs) - len(failures)
+        self.docs, self.bytes = [], 0
 
 
 def index_path(
@@ -101,7 +145,8 @@ def index_path(
     known = store.source_hashes(name)
     errors: list[FileError] = []
     seen: set[str] = set()
-    indexed = unchanged = 0
+    unchanged = 0
+    batch = _Batch(store, name, source, errors)
     total = len(files)
     for done, item in enumerate(files, start=1):
         seen.add(item.doc_path)
@@ -115,20 +160,20 @@ def index_path(
                 skipped.append((item.doc_path, "binary content (NUL byte)"))
             else:
                 digest = hashlib.sha256(data).hexdigest()
-                if incremental and known.get(item.doc_path) == digest:
+                stored = known.get(item.doc_path)
+                if (
+                    incremental
+                    and stored is not None
+                    and stored[0] == digest
+                    and store.raw.path_for(stored[1]).is_file()
+                ):
                     unchanged += 1
                 else:
-                    try:
-                        rendition = render_file(item.path, data, password=password)
-                        store.put_document(name, item.doc_path, rendition, source_hash=digest, source=source)
-                        indexed += 1
-                    except DocmunchError as exc:
-                        errors.append(FileError(item.doc_path, _one_line(exc)))
-                    except (ValueError, UnicodeError, LookupError, OSError) as exc:
-                        # A renderer choked on malformed input: report it, keep going.
-                        errors.append(FileError(item.doc_path, _one_line(exc)))
+                    batch.add(item, data, digest, password)
         if progress is not None:
             progress(done, total, item.doc_path)
+    batch.flush()
+    indexed = batch.committed
 
     removed = 0
     if root.is_dir():

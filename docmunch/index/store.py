@@ -16,6 +16,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ from docmunch.index.schema import connect, ensure_schema
 from docmunch.index.text import fts_text
 from docmunch.section import ParsedDocument, Section, split_markdown, split_text
 
-__all__ = ["DB_NAME", "Store", "default_home", "utc_now"]
+__all__ = ["DB_NAME", "PreparedDoc", "Store", "default_home", "utc_now"]
 
 DB_NAME = "index.sqlite3"
 
@@ -54,6 +55,21 @@ def parse_rendition(rendition: Rendition, *, repo: str, doc_path: str) -> Parsed
     if rendition.source_kind == "text":
         return split_text(rendition.markdown, repo=repo, doc_path=doc_path)
     return split_markdown(rendition.markdown, repo=repo, doc_path=doc_path)
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedDoc:
+    """A sectioned document whose bytes are in the raw cache, ready to be committed."""
+
+    doc_path: str
+    values: tuple[Any, ...]
+    """title, source_kind, source_ref, source_hash, raw_hash, bytes, meta (JSON text)."""
+    raw_hash: str
+    section_rows: list[tuple[Any, ...]]
+    fts_rows: list[tuple[str, str, str, str]]
+    block_rows: list[tuple[Any, ...]]
+    pending: Path | None
+    """Raw cache file written without fsync (synced by :meth:`Store.commit_documents`)."""
 
 
 class Store:
@@ -131,13 +147,14 @@ class Store:
             return None
         return DocState(row[0], row[1], row[2], json.loads(row[3]), row[4])
 
-    def source_hashes(self, repo: str) -> dict[str, str]:
-        """``{doc_path: source_hash}`` of every document of ``repo`` (empty for a new repo)."""
+    def source_hashes(self, repo: str) -> dict[str, tuple[str, str]]:
+        """``{doc_path: (source_hash, raw_hash)}`` of every document of ``repo`` (empty for a new repo)."""
         rows = self.conn.execute(
-            "SELECT d.doc_path, d.source_hash FROM docs d JOIN repos r ON r.id = d.repo_id WHERE r.name = ?",
+            "SELECT d.doc_path, d.source_hash, d.raw_hash FROM docs d JOIN repos r ON r.id = d.repo_id "
+            "WHERE r.name = ?",
             (repo,),
         )
-        return dict(rows.fetchall())
+        return {path: (src, raw) for path, src, raw in rows.fetchall()}
 
     # --- writes ------------------------------------------------------------------------
     def ensure_repo(self, repo: str, *, source: str) -> None:
@@ -180,68 +197,79 @@ class Store:
             ConvertError: the rendition is not valid UTF-8 (nothing is written).
             IndexStoreError: the cache or database cannot be written.
         """
+        prepared = self.prepare_document(repo, doc_path, rendition, source_hash=source_hash, sync=True)
+        failures = self.commit_documents(repo, source, [prepared])
+        if failures:
+            raise IndexStoreError(f"cannot store {doc_path}: {failures[0][1]}", path=str(self.db_path))
+        return len(prepared.section_rows)
+
+    def prepare_document(
+        self, repo: str, doc_path: str, rendition: Rendition, *, source_hash: str, sync: bool = True
+    ) -> PreparedDoc:
+        """Section a rendition and put its bytes in the raw cache; nothing is visible yet.
+
+        With ``sync=False`` the raw file is not fsynced here: :meth:`commit_documents` syncs
+        all pending files of a batch together before its transaction.
+
+        Raises:
+            ConvertError: the rendition is not valid UTF-8. IndexStoreError: cache write failed.
+        """
         if not repo or "::" in repo:
             raise IndexStoreError(f"invalid repo name {repo!r}: it must be non-empty and contain no '::'")
         parsed = parse_rendition(rendition, repo=repo, doc_path=doc_path)
         data = rendition.markdown
-        title = rendition.title or parsed.title or doc_path.rsplit("/", 1)[-1]
         section_rows, fts_rows = _section_rows(data, parsed.sections, rendition)
         block_rows = [
             (i, b.md_start, b.md_end, b.kind, b.text, json.dumps(list(b.positions), ensure_ascii=False))
             for i, b in enumerate(rendition.blocks)
         ]
-        raw_hash = self.raw.put(data)
-        meta = json.dumps(rendition.meta, ensure_ascii=False, default=str)
-        with self.write() as conn:
-            repo_id = self._upsert_repo(conn, repo, source)
-            old = conn.execute(
-                "SELECT id, raw_hash FROM docs WHERE repo_id = ? AND doc_path = ?", (repo_id, doc_path)
-            ).fetchone()
-            values = (
-                title,
+        raw_hash, pending = self.raw.put(data, sync=sync)
+        return PreparedDoc(
+            doc_path=doc_path,
+            values=(
+                rendition.title or parsed.title or doc_path.rsplit("/", 1)[-1],
                 rendition.source_kind,
                 rendition.source_ref,
                 source_hash,
                 raw_hash,
                 len(data),
-                meta,
-                utc_now(),
-            )
-            if old is None:
-                cur = conn.execute(
-                    "INSERT INTO docs(title, source_kind, source_ref, source_hash, raw_hash, bytes, meta, "
-                    "indexed_at, repo_id, doc_path) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (*values, repo_id, doc_path),
-                )
-                doc_id = int(cur.lastrowid or 0)
-            else:
-                doc_id = int(old[0])
-                _delete_doc_rows(conn, doc_id, keep_doc=True)
-                conn.execute(
-                    "UPDATE docs SET title = ?, source_kind = ?, source_ref = ?, source_hash = ?, "
-                    "raw_hash = ?, bytes = ?, meta = ?, indexed_at = ? WHERE id = ?",
-                    (*values, doc_id),
-                )
-            first = _next_section_rowid(conn)
-            conn.executemany(
-                "INSERT INTO sections(id, doc_id, ord, sid, title, title_fold, level, parent_sid, slug, "
-                "byte_start, byte_end, subtree_end, content_hash, summary, token_estimate, line, anchor, "
-                "locator) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(first + i, doc_id, i, *row) for i, row in enumerate(section_rows)],
-            )
-            conn.executemany(
-                "INSERT INTO sections_fts(rowid, title, heading_path, summary, body, scope) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                [(first + i, *row, f"r{repo_id}") for i, row in enumerate(fts_rows)],
-            )
-            conn.executemany(
-                "INSERT INTO blocks(doc_id, ord, md_start, md_end, kind, text, positions) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(doc_id, *row) for row in block_rows],
-            )
-        if old is not None and old[1] != raw_hash:
-            self._discard_unreferenced([old[1]])
-        return len(section_rows)
+                json.dumps(rendition.meta, ensure_ascii=False, default=str),
+            ),
+            raw_hash=raw_hash,
+            section_rows=section_rows,
+            fts_rows=fts_rows,
+            block_rows=block_rows,
+            pending=None if sync else pending,
+        )
+
+    def commit_documents(
+        self, repo: str, source: str | None, docs: Sequence[PreparedDoc]
+    ) -> list[tuple[str, str]]:
+        """Make prepared documents visible: fsync their pending raw files, then one transaction.
+
+        Every document's rows are replaced all-or-nothing; when the batch transaction fails
+        on one document (a constraint error), each document is retried in its own transaction
+        so the others still land.
+
+        Returns:
+            ``[(doc_path, error message)]`` of documents that could not be stored.
+        """
+        self.raw.sync(d.pending for d in docs if d.pending is not None)
+        replaced: list[str] = []
+        try:
+            with self.write() as conn:
+                repo_id = self._upsert_repo(conn, repo, source)
+                for doc in docs:
+                    replaced.extend(_write_doc(conn, repo_id, doc))
+        except sqlite3.IntegrityError:
+            if len(docs) == 1:
+                return [(docs[0].doc_path, "duplicate section ids in the document")]
+            failures: list[tuple[str, str]] = []
+            for doc in docs:
+                failures.extend(self.commit_documents(repo, source, [doc]))
+            return failures
+        self._discard_unreferenced([h for h in replaced if h not in {d.raw_hash for d in docs}])
+        return []
 
     def remove_document(self, repo: str, doc_path: str) -> bool:
         """Remove one document; ``False`` when it was not indexed."""
@@ -285,6 +313,47 @@ class Store:
             used = self.conn.execute("SELECT 1 FROM docs WHERE raw_hash = ? LIMIT 1", (digest,)).fetchone()
             if used is None:
                 self.raw.discard(digest)
+
+
+def _write_doc(conn: sqlite3.Connection, repo_id: int, doc: PreparedDoc) -> list[str]:
+    """Insert or replace one prepared document; returns the raw hash it replaced (if any)."""
+    old = conn.execute(
+        "SELECT id, raw_hash FROM docs WHERE repo_id = ? AND doc_path = ?", (repo_id, doc.doc_path)
+    ).fetchone()
+    values = (*doc.values, utc_now())
+    if old is None:
+        cur = conn.execute(
+            "INSERT INTO docs(title, source_kind, source_ref, source_hash, raw_hash, bytes, meta, "
+            "indexed_at, repo_id, doc_path) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (*values, repo_id, doc.doc_path),
+        )
+        doc_id = int(cur.lastrowid or 0)
+    else:
+        doc_id = int(old[0])
+        _delete_doc_rows(conn, doc_id, keep_doc=True)
+        conn.execute(
+            "UPDATE docs SET title = ?, source_kind = ?, source_ref = ?, source_hash = ?, "
+            "raw_hash = ?, bytes = ?, meta = ?, indexed_at = ? WHERE id = ?",
+            (*values, doc_id),
+        )
+    first = _next_section_rowid(conn)
+    conn.executemany(
+        "INSERT INTO sections(id, doc_id, ord, sid, title, title_fold, level, parent_sid, slug, "
+        "byte_start, byte_end, subtree_end, content_hash, summary, token_estimate, line, anchor, "
+        "locator) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [(first + i, doc_id, i, *row) for i, row in enumerate(doc.section_rows)],
+    )
+    conn.executemany(
+        "INSERT INTO sections_fts(rowid, title, heading_path, summary, body, scope) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        [(first + i, *row, f"r{repo_id}") for i, row in enumerate(doc.fts_rows)],
+    )
+    conn.executemany(
+        "INSERT INTO blocks(doc_id, ord, md_start, md_end, kind, text, positions) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [(doc_id, *row) for row in doc.block_rows],
+    )
+    return [old[1]] if old is not None and old[1] != doc.raw_hash else []
 
 
 def _next_section_rowid(conn: sqlite3.Connection) -> int:
