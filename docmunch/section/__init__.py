@@ -4,6 +4,7 @@ Public surface::
 
     split_markdown(data, *, repo, doc_path) -> ParsedDocument
     split_text(data, *, repo, doc_path) -> ParsedDocument
+    split_at_headings(data, headings, *, repo, doc_path, title=None) -> ParsedDocument
     slugify(text) -> str
     section_id(repo, doc_path, slug_path, level) -> str
     Section, ParsedDocument
@@ -14,13 +15,14 @@ The rules (lead-in, preamble, nested headings, slugs, summaries) are documented 
 
 from docmunch.section.model import ParsedDocument, Section
 from docmunch.section.slug import slugify
-from docmunch.section.split import section_id, split_markdown, split_text
+from docmunch.section.split import section_id, split_at_headings, split_markdown, split_text
 
 __all__ = [
     "ParsedDocument",
     "Section",
     "section_id",
     "slugify",
+    "split_at_headings",
     "split_markdown",
     "split_text",
 ]

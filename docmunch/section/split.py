@@ -42,6 +42,7 @@ from __future__ import annotations
 import hashlib
 import re
 from bisect import bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import Any
@@ -50,12 +51,13 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from docmunch.errors import ConvertError
+from docmunch.formats.base import HeadingSpec
 from docmunch.section.frontmatter import find_front_matter
 from docmunch.section.model import ParsedDocument, Section
 from docmunch.section.plain import collapse, first_sentence, inline_plain, is_shortcode_only
 from docmunch.section.slug import Slugger, slugify, split_explicit_id
 
-__all__ = ["PREAMBLE_SLUG", "section_id", "split_markdown", "split_text"]
+__all__ = ["PREAMBLE_SLUG", "section_id", "split_at_headings", "split_markdown", "split_text"]
 
 PREAMBLE_SLUG = "_preamble"
 """Slug (and slug_path) of the level-0 section before the first heading."""
@@ -191,6 +193,64 @@ def split_text(data: bytes, *, repo: str, doc_path: str) -> ParsedDocument:
         anchor=None,
     )
     return ParsedDocument(title=None, sections=(section,), body_start=lead)
+
+
+def split_at_headings(
+    data: bytes,
+    headings: Sequence[HeadingSpec],
+    *,
+    repo: str,
+    doc_path: str,
+    title: str | None = None,
+) -> ParsedDocument:
+    """Split a document at section starts found by another parser (reStructuredText, MDX).
+
+    The same slug, id, hash and tiling rules as :func:`split_markdown` apply; only the
+    heading lines come from the caller. Line numbers use the same line-end rule
+    (``\\r\\n``, ``\\r`` or ``\\n``) on the original bytes.
+
+    Args:
+        data: the stored bytes (the user's file).
+        headings: section starts in document order; a first spec of level 0 is a preamble.
+            Specs pointing past the end of the file are ignored.
+        repo, doc_path: as for :func:`split_markdown`.
+        title: the document title, if the caller knows it.
+
+    Returns:
+        A :class:`ParsedDocument` whose sections' own ranges tile ``[body_start, len(data))``.
+
+    Raises:
+        ConvertError: the bytes are not valid UTF-8.
+    """
+    lead = len(BOM) if data.startswith(BOM) else 0
+    _check_utf8(data, doc_path, 0)
+    line_starts = [lead]
+    line_starts.extend(m.end() for m in _NEWLINE_RE.finditer(data, lead))
+    preamble: _Heading | None = None
+    found: list[_Heading] = []
+    for spec in headings:
+        if not 0 <= spec.line < len(line_starts) or line_starts[spec.line] >= len(data):
+            continue
+        heading = _Heading(spec.line, spec.level, spec.title, line_starts[spec.line], spec.summary or None)
+        if spec.level == 0:
+            if preamble is None and not found:
+                preamble = heading
+            continue
+        if found and heading.start <= found[-1].start:
+            continue  # keep starts strictly increasing so ranges tile
+        found.append(heading)
+    if preamble is not None and found and preamble.start >= found[0].start:
+        preamble = None
+    body_start = preamble.start if preamble else (found[0].start if found else len(data))
+    sections = _build(found, preamble, _MD, {}, end=len(data), data=data, repo=repo,
+                      doc_path=doc_path, doc_title=title, fm_lines=0)
+    anchors = {spec.line: spec.anchor for spec in headings if spec.anchor}
+    sections = [replace(s, anchor=anchors.get(s.line, s.anchor)) if s.level else s for s in sections]
+    if title is None:
+        title = next((s.title for s in sections if s.level == 1), None)
+    if sections and sections[0].level == 0:
+        sections[0] = replace(sections[0], title=title or PurePosixPath(doc_path).name)
+    return ParsedDocument(title=title, sections=tuple(sections), body_start=body_start)
 
 
 def _build(

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from docmunch.formats import render_file
 from docmunch.formats.mdx import mask_mdx
+from docmunch.section import ParsedDocument
 
 HERE = Path(__file__).resolve().parents[2] / "fixtures" / "local-formats"
 
@@ -65,3 +66,44 @@ def test_mdx_preamble_only_for_visible_text() -> None:
     assert [(h.line, h.level) for h in with_text.headings or ()] == [(2, 0), (4, 1)]
     only_imports = render_file(path, b"import A from 'a';\n\n<A />\n\n# T\n")
     assert [(h.line, h.level) for h in only_imports.headings or ()] == [(4, 1)]
+
+
+def _split(name: str) -> tuple[bytes, ParsedDocument]:
+    from docmunch.section import split_at_headings
+
+    path = HERE / name
+    data = path.read_bytes()
+    rendition = render_file(path, data)
+    return data, split_at_headings(data, rendition.headings or (), repo="r", doc_path=name,
+                                   title=rendition.title)
+
+
+def test_rst_sections_hash_and_tile_on_the_original_bytes() -> None:
+    import hashlib
+
+    for name in ("configuration.rst", "crlf.rst", "tabs.mdx"):
+        data, doc = _split(name)
+        assert doc.sections, name
+        pos = doc.body_start
+        for section in doc.sections:
+            assert section.byte_start == pos, (name, section.id)
+            own = data[section.byte_start:section.byte_end]
+            assert hashlib.sha256(own).hexdigest() == section.content_hash
+            pos = section.byte_end
+        assert pos == len(data)
+    data, doc = _split("configuration.rst")
+    assert [s.id for s in doc.sections] == [
+        "r::configuration.rst::_preamble#0",
+        "r::configuration.rst::configuration#1",
+        "r::configuration.rst::configuration/loading-order#2",
+        "r::configuration.rst::configuration/loading-order/environment-variables#3",
+        "r::configuration.rst::configuration/reference#2",
+    ]
+    assert data[doc.sections[1].byte_start:].startswith(b"=============\nConfiguration\n")
+    assert doc.sections[2].anchor == "loading-order"
+    data, doc = _split("crlf.rst")
+    assert data[doc.sections[2].byte_start:].startswith(b"Title B\r\n-------")
+    data, doc = _split("tabs.mdx")
+    assert [(s.title, s.anchor) for s in doc.sections] == [
+        ("Installing", "install"), ("macOS", "macos"), ("Linux", "linux"),
+        ("Next steps", "next-steps")]
