@@ -17,6 +17,7 @@ import re
 from lxml.html import HtmlElement
 
 from docmunch.extract import _dom as dom
+from docmunch.extract._weights import CLEAN_CONDITIONALLY, class_weight
 
 __all__ = ["mark_data_tables", "prep_article"]
 
@@ -124,12 +125,6 @@ def _has_video(el: HtmlElement) -> bool:
     return False
 
 
-def _weight(el: HtmlElement, flags: int) -> int:
-    from docmunch.extract._readability import class_weight
-
-    return class_weight(el, flags)
-
-
 def _protected(root: HtmlElement, data_tables: set[HtmlElement]) -> set[HtmlElement]:
     """Elements inside a data table, ``<code>`` or ``<pre>``: never removed conditionally.
 
@@ -157,7 +152,7 @@ def _should_remove(
         return False
     if any(t in data_tables for t in node.iterdescendants("table")):
         return False
-    weight = _weight(node, flags)
+    weight = class_weight(node, flags)
     if weight < 0:
         return True
     if any(True for _ in node.iter("pre", "math")):
@@ -209,8 +204,6 @@ def clean_conditionally(
     root: HtmlElement, tag: str, flags: int, data_tables: set[HtmlElement], protected: set[HtmlElement]
 ) -> None:
     """Readability's ``_cleanConditionally`` for ``tag``; innermost candidates judged first."""
-    from docmunch.extract._readability import CLEAN_CONDITIONALLY
-
     if not flags & CLEAN_CONDITIONALLY:
         return
     for node in reversed(list(root.iterdescendants(tag))):
@@ -254,7 +247,7 @@ def prep_article(article: HtmlElement, flags: int, scores: dict[HtmlElement, flo
     for tag in ("iframe", "input", "textarea", "select", "button"):
         _clean(article, tag)
     for header in reversed(list(article.iterdescendants("h1", "h2"))):
-        if _weight(header, flags) < 0:
+        if class_weight(header, flags) < 0:
             dom.remove(header)
     for tag in ("table", "ul", "div"):
         clean_conditionally(article, tag, flags, data_tables, protected)

@@ -14,7 +14,7 @@ from lxml.html import HtmlElement
 
 from docmunch.extract import _dom as dom
 
-__all__ = ["clean_classes", "prep_document", "replace_brs", "simplify_nested"]
+__all__ = ["clean_classes", "prep_document", "replace_brs", "simplify_nested", "wrap_phrasing"]
 
 _KEEP_CLASS = re.compile(
     r"^(page|language-\S+|lang-\S+|highlight\S*|sourceCode|admonition\S*|note|tip|hint|warning|danger|"
@@ -115,3 +115,73 @@ def clean_classes(article: HtmlElement) -> None:
             el.set("class", " ".join(kept))
         else:
             del el.attrib["class"]
+
+
+def _is_ws_item(item: str | HtmlElement) -> bool:
+    return (not item.strip()) if isinstance(item, str) else item.tag == "br"
+
+
+def wrap_phrasing(div: HtmlElement) -> None:
+    """Put runs of phrasing content (text included) that sit directly in ``div`` into ``<p>``s."""
+    needs = (div.text and div.text.strip()) or any(
+        (child.tail and child.tail.strip()) or (child.tag != "br" and dom.is_phrasing(child)) for child in div
+    )
+    if not needs:
+        return
+    items: list[str | HtmlElement] = [div.text] if div.text else []
+    for child in div:
+        items.append(child)
+        if child.tail:
+            items.append(child.tail)
+            child.tail = None
+    div.text = None
+    for child in list(div):
+        div.remove(child)
+    out: list[str | HtmlElement] = []
+    para: list[str | HtmlElement] | None = None
+    for item in items:
+        phrasing = isinstance(item, str) or dom.is_phrasing(item)
+        if phrasing:
+            if para is not None:
+                para.append(item)
+            elif not _is_ws_item(item):
+                para = [item]
+                out.append(para)  # type: ignore[arg-type]
+            else:
+                out.append(item)
+        else:
+            if para is not None:
+                while para and _is_ws_item(para[-1]):
+                    para.pop()
+                para = None
+            out.append(item)
+    if para is not None:  # Readability trims only when a block follows; the trailing run keeps its space
+        pass
+    last: HtmlElement | None = None
+    for entry in out:
+        if isinstance(entry, list):
+            p = div.makeelement("p", {})
+            _fill(p, entry)
+            div.append(p)
+            last = p
+        elif isinstance(entry, str):
+            if last is None:
+                div.text = (div.text or "") + entry
+            else:
+                last.tail = (last.tail or "") + entry
+        else:
+            div.append(entry)
+            last = entry
+
+
+def _fill(parent: HtmlElement, items: list[str | HtmlElement]) -> None:
+    last: HtmlElement | None = None
+    for item in items:
+        if isinstance(item, str):
+            if last is None:
+                parent.text = (parent.text or "") + item
+            else:
+                last.tail = (last.tail or "") + item
+        else:
+            parent.append(item)
+            last = item

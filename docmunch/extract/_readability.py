@@ -37,10 +37,11 @@ from lxml.html import HtmlElement
 from docmunch.extract import _dom as dom
 from docmunch.extract._clean import prep_article
 from docmunch.extract._metadata import text_similarity
+from docmunch.extract._prep import wrap_phrasing
+from docmunch.extract._weights import CLEAN_CONDITIONALLY, STRIP_UNLIKELY, WEIGHT_CLASSES, class_weight
 
-__all__ = ["CLEAN_CONDITIONALLY", "STRIP_UNLIKELY", "WEIGHT_CLASSES", "Grab", "grab_article"]
+__all__ = ["Grab", "grab_article", "is_visible"]
 
-STRIP_UNLIKELY, WEIGHT_CLASSES, CLEAN_CONDITIONALLY = 1, 2, 4
 CHAR_THRESHOLD = 500
 N_TOP_CANDIDATES = 5
 
@@ -51,14 +52,6 @@ UNLIKELY = re.compile(
     re.IGNORECASE,
 )
 MAYBE_CANDIDATE = re.compile(r"and|article|body|column|content|main|mathjax|shadow", re.IGNORECASE)
-POSITIVE = re.compile(
-    r"article|body|content|entry|hentry|h-entry|main|page|pagination|post|text|blog|story", re.IGNORECASE
-)
-NEGATIVE = re.compile(
-    r"-ad-|hidden|^hid$| hid$| hid |^hid |banner|combx|comment|com-|contact|footer|gdpr|masthead|media|"
-    r"meta|outbrain|promo|related|scroll|share|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|widget",
-    re.IGNORECASE,
-)
 BYLINE = re.compile(r"byline|author|dateline|writtenby|p-author", re.IGNORECASE)
 COMMAS = re.compile("[\u002c\u060c\ufe50\ufe10\ufe11\u2e41\u2e34\u2e32\uff0c]")
 _DISPLAY_NONE = re.compile(r"display\s*:\s*none", re.IGNORECASE)
@@ -116,20 +109,6 @@ def is_visible(el: HtmlElement) -> bool:
     return el.get("aria-hidden") != "true" or "fallback-image" in (el.get("class") or "")
 
 
-def class_weight(el: HtmlElement, flags: int) -> int:
-    """Readability's ``_getClassWeight``: ±25 for the class and ±25 for the id."""
-    if not flags & WEIGHT_CLASSES:
-        return 0
-    weight = 0
-    for value in (el.get("class"), el.get("id")):
-        if value:
-            if NEGATIVE.search(value):
-                weight -= 25
-            if POSITIVE.search(value):
-                weight += 25
-    return weight
-
-
 def _is_byline(el: HtmlElement, match: str) -> bool:
     itemprop = el.get("itemprop") or ""
     if el.get("rel") == "author" or "author" in itemprop or BYLINE.search(match):
@@ -143,76 +122,6 @@ def _byline_text(el: HtmlElement) -> str:
         if "name" in (sub.get("itemprop") or ""):
             return dom.text_of(sub).strip()
     return dom.text_of(el).strip()
-
-
-def _is_ws_item(item: str | HtmlElement) -> bool:
-    return (not item.strip()) if isinstance(item, str) else item.tag == "br"
-
-
-def _wrap_phrasing(div: HtmlElement) -> None:
-    """Put runs of phrasing content (text included) that sit directly in ``div`` into ``<p>``s."""
-    needs = (div.text and div.text.strip()) or any(
-        (child.tail and child.tail.strip()) or (child.tag != "br" and dom.is_phrasing(child)) for child in div
-    )
-    if not needs:
-        return
-    items: list[str | HtmlElement] = [div.text] if div.text else []
-    for child in div:
-        items.append(child)
-        if child.tail:
-            items.append(child.tail)
-            child.tail = None
-    div.text = None
-    for child in list(div):
-        div.remove(child)
-    out: list[str | HtmlElement] = []
-    para: list[str | HtmlElement] | None = None
-    for item in items:
-        phrasing = isinstance(item, str) or dom.is_phrasing(item)
-        if phrasing:
-            if para is not None:
-                para.append(item)
-            elif not _is_ws_item(item):
-                para = [item]
-                out.append(para)  # type: ignore[arg-type]
-            else:
-                out.append(item)
-        else:
-            if para is not None:
-                while para and _is_ws_item(para[-1]):
-                    para.pop()
-                para = None
-            out.append(item)
-    if para is not None:  # Readability trims only when a block follows; the trailing run keeps its space
-        pass
-    last: HtmlElement | None = None
-    for entry in out:
-        if isinstance(entry, list):
-            p = div.makeelement("p", {})
-            _fill(p, entry)
-            div.append(p)
-            last = p
-        elif isinstance(entry, str):
-            if last is None:
-                div.text = (div.text or "") + entry
-            else:
-                last.tail = (last.tail or "") + entry
-        else:
-            div.append(entry)
-            last = entry
-
-
-def _fill(parent: HtmlElement, items: list[str | HtmlElement]) -> None:
-    last: HtmlElement | None = None
-    for item in items:
-        if isinstance(item, str):
-            if last is None:
-                parent.text = (parent.text or "") + item
-            else:
-                last.tail = (last.tail or "") + item
-        else:
-            parent.append(item)
-            last = item
 
 
 def _init_score(el: HtmlElement, flags: int) -> float:
@@ -273,7 +182,7 @@ def _prepare_and_collect(
         if tag in TAGS_TO_SCORE:
             to_score.append(node)
         if tag == "div":
-            _wrap_phrasing(node)
+            wrap_phrasing(node)
             if dom.has_single_tag_inside(node, "p") and dom.link_density(node) < 0.25:
                 child = node[0]
                 dom.replace(node, child)
