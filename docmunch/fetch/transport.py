@@ -58,8 +58,9 @@ def _to_httpx(exc: Exception, request: httpx.Request) -> Exception:
 class PinningBackend(httpcore.NetworkBackend):
     """httpcore network backend: resolve once, check every address, connect to a checked one.
 
-    ``connected`` records the last address connected to per ``(host, port)`` (diagnostics and
-    tests). Raises :class:`docmunch.errors.BlockedAddress` before any socket is opened.
+    Raises :class:`docmunch.errors.BlockedAddress` before any socket is opened, and
+    :class:`docmunch.errors.FetchError` when the name does not resolve; connection failures are
+    httpcore's ``ConnectError``/``ConnectTimeout`` (the last address's, after trying each).
     """
 
     def __init__(self, policy: AddressPolicy) -> None:
@@ -104,7 +105,10 @@ class _Stream(httpx.SyncByteStream):
         try:
             yield from self._stream
         except Exception as exc:
-            raise _to_httpx(exc, self._request) from exc
+            mapped = _to_httpx(exc, self._request)
+            if mapped is exc:
+                raise
+            raise mapped from exc
 
     def close(self) -> None:
         close = getattr(self._stream, "close", None)
@@ -162,7 +166,8 @@ class GuardedTransport(httpx.BaseTransport):
         proxy = self._proxy_for(request.url)
         if proxy is not None:
             try:
-                resolve(request.url.host, request.url.port or 443, self.policy)
+                default_port = 443 if request.url.scheme == "https" else 80
+                resolve(request.url.host, request.url.port or default_port, self.policy)
             except BlockedAddress:
                 raise
             except FetchError:
@@ -189,7 +194,10 @@ class GuardedTransport(httpx.BaseTransport):
         try:
             response = self._pool.handle_request(core_request)
         except Exception as exc:
-            raise _to_httpx(exc, request) from exc
+            mapped = _to_httpx(exc, request)
+            if mapped is exc:
+                raise
+            raise mapped from exc
         assert isinstance(response.stream, Iterable)
         return httpx.Response(
             status_code=response.status,

@@ -141,6 +141,9 @@ def test_classify_allows_public(address):
         "http://LOCALHOST./",
         "http://api.localhost/",
         "http://[fe80::1%25eth0]/",
+        "http://%31%32%37.0.0.1/",
+        "http://127.0.0.1%2e/",
+        "http://[::ffff:7f00:1]/",
     ],
 )
 def test_check_url_refuses_private_hosts(url):
