@@ -75,6 +75,11 @@ class ToolContext:
                     self._index = Index.open(self._home)
         return self._index
 
+    @property
+    def warm(self) -> bool:
+        """True once the index is open and the tokens counter is loaded (no first-use I/O left)."""
+        return self._index is not None and self._saved_base is not None
+
     def count_tokens_saved(self, tokens: int) -> int:
         """Add ``tokens`` to the running total and return the new ``total_tokens_saved``.
 

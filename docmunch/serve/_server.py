@@ -42,6 +42,12 @@ _PROGRESS_INTERVAL_S = 0.05
 _FLUSH_INTERVAL_S = 5.0
 """How often the in-memory tokens_saved count is written to the index's persisted counter."""
 
+_INLINE_TOOLS = frozenset(
+    {"get_section", "get_sections", "search_sections", "get_document_outline", "list_repos", "list_docs"}
+)
+"""Quick readers (one indexed lookup or FTS query) run on the event loop once the index is open;
+everything else (indexing, whole-repo walks, network) runs in a worker thread."""
+
 _VALIDATORS = {spec.name: jsonschema.Draft202012Validator(spec.input_schema) for spec in TOOLS}
 _LISTED_TOOLS = [spec.to_tool() for spec in TOOLS]
 
@@ -161,7 +167,10 @@ def build_server(tool_ctx: ToolContext) -> Server[Any]:
             return output, payload, total
 
         try:
-            output, payload, total = await anyio.to_thread.run_sync(work)
+            if name in _INLINE_TOOLS and tool_ctx.warm:
+                output, payload, total = work()  # sub-millisecond reads: no thread hop
+            else:
+                output, payload, total = await anyio.to_thread.run_sync(work)
         except DocmunchError as err:
             logger.info("%s: %s", name, err)
             return _error_result(str(err), started)

@@ -67,6 +67,9 @@ class StdioClaim:
     def release(self) -> None:
         """Point fd 0/1 back at the wire and restore ``sys.stdin``/``sys.stdout``."""
         sys.stdout.flush()
+        for fd in (self.wire_in, self.wire_out):  # the transport made them non-blocking;
+            with suppress(OSError):  # a terminal shared with the shell must not stay so
+                os.set_blocking(fd, True)
         os.dup2(self.wire_out, 1)
         os.dup2(self.wire_in, 0)
         sys.stdout, sys.stdin = self.saved_stdout, self.saved_stdin
@@ -143,38 +146,107 @@ def _parse_line(raw: bytes) -> SessionMessage | bytes | None:
 
 
 class _Wire:
-    """Line-framed byte I/O on the private descriptors, run in worker threads."""
+    """Line-framed byte I/O on the private descriptors.
+
+    POSIX: both descriptors are switched to non-blocking mode and driven by the event loop
+    (``anyio.wait_readable``/``wait_writable``), so a request costs no thread hop. Windows
+    pipes cannot be polled, so there each read and write runs in a worker thread.
+    """
 
     def __init__(self, claim: StdioClaim) -> None:
-        self._reader = os.fdopen(claim.wire_in, "rb", closefd=False)
+        self._in_fd = claim.wire_in
         self._out_fd = claim.wire_out
         self._lock = anyio.Lock()
+        self._buffer = bytearray()
+        self._eof = False
+        self._polled = sys.platform != "win32"
+        if self._polled:
+            try:
+                os.set_blocking(self._in_fd, False)
+                os.set_blocking(self._out_fd, False)
+            except OSError:
+                self._polled = False
 
-    def _read_line_sync(self) -> bytes | None:
-        """Next line without its length cap; ``None`` at EOF; ``b"\\x00oversize"`` if too long."""
-        line = self._reader.readline(MAX_LINE_BYTES + 1)
-        if not line:
-            return None
-        if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
-            while True:  # discard the rest of the oversize line
-                chunk = self._reader.readline(2**20)
-                if not chunk or chunk.endswith(b"\n"):
-                    break
-            return b"\x00oversize"
-        return line
+    async def _fill(self) -> None:
+        """Read more bytes into the buffer (sets ``_eof`` at end of input)."""
+        while True:
+            try:
+                chunk = os.read(self._in_fd, 1 << 16)
+            except BlockingIOError:
+                await anyio.wait_readable(self._in_fd)
+                continue
+            except InterruptedError:
+                continue
+            break
+        if chunk:
+            self._buffer += chunk
+        else:
+            self._eof = True
+
+    async def _fill_threaded(self) -> None:
+        chunk = await anyio.to_thread.run_sync(os.read, self._in_fd, 1 << 16, abandon_on_cancel=True)
+        if chunk:
+            self._buffer += chunk
+        else:
+            self._eof = True
 
     async def read_line(self) -> bytes | None:
-        return await anyio.to_thread.run_sync(self._read_line_sync, abandon_on_cancel=True)
+        """Next line including its newline; ``None`` at EOF; ``_OVERSIZE`` for a too-long line."""
+        fill = self._fill if self._polled else self._fill_threaded
+        scanned = 0
+        while True:
+            newline = self._buffer.find(b"\n", scanned)
+            if newline >= 0:
+                line = bytes(self._buffer[: newline + 1])
+                del self._buffer[: newline + 1]
+                return line if len(line) <= MAX_LINE_BYTES else _OVERSIZE
+            if len(self._buffer) > MAX_LINE_BYTES:  # drop the oversize line up to its newline
+                self._buffer.clear()
+                while not self._eof:
+                    await fill()
+                    newline = self._buffer.find(b"\n")
+                    if newline >= 0:
+                        del self._buffer[: newline + 1]
+                        return _OVERSIZE
+                    self._buffer.clear()
+                return _OVERSIZE
+            if self._eof:
+                if self._buffer:  # a last line without its newline still counts
+                    line = bytes(self._buffer)
+                    self._buffer.clear()
+                    return line
+                return None
+            scanned = len(self._buffer)
+            await fill()
+
+    async def _write_polled(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            try:
+                written = os.write(self._out_fd, view)
+            except BlockingIOError:
+                await anyio.wait_writable(self._out_fd)
+                continue
+            except InterruptedError:
+                continue
+            view = view[written:]
 
     def _write_sync(self, data: bytes) -> None:
         view = memoryview(data)
         while view:
-            written = os.write(self._out_fd, view)
-            view = view[written:]
+            view = view[os.write(self._out_fd, view) :]
 
     async def write_line(self, data: bytes) -> None:
+        """Write one whole frame; frames never interleave."""
         async with self._lock:
-            await anyio.to_thread.run_sync(self._write_sync, data)
+            if self._polled:
+                await self._write_polled(data)
+            else:
+                await anyio.to_thread.run_sync(self._write_sync, data)
+
+
+_OVERSIZE = b"\x00oversize"
+"""Sentinel returned by ``_Wire.read_line`` for a line longer than ``MAX_LINE_BYTES``."""
 
 
 @asynccontextmanager
@@ -202,7 +274,7 @@ async def stdio_transport(
                 if raw is None:
                     logger.debug("stdin: EOF")
                     return
-                if raw == b"\x00oversize":
+                if raw is _OVERSIZE:
                     logger.warning("stdin: line longer than %d bytes discarded", MAX_LINE_BYTES)
                     await wire.write_line(_error_line(PARSE_ERROR, "Parse error: line too long"))
                     continue
