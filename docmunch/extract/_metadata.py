@@ -41,7 +41,7 @@ _SEP = re.compile(r" [|\-\\/>»] ")
 _HIER_SEP = re.compile(r" [\\/>»] ")
 _LEAD = re.compile(r"^[^|\-\\/>»]*[|\-\\/>»]")
 _SEP_RUN = re.compile(r"[|\-\\/>»]+")
-_TOKENIZE = re.compile(r"\W+")
+_TOKENIZE = re.compile(r"\W+", re.ASCII)  # JS \W is ASCII-only: CJK text splits apart
 _ENTITY = re.compile(r"&(quot|amp|apos|lt|gt);|&#(?:x([0-9a-f]+)|([0-9]+));", re.IGNORECASE)
 _NAMED = {"quot": '"', "amp": "&", "apos": "'", "lt": "<", "gt": ">"}
 

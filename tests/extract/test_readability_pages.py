@@ -1,7 +1,8 @@
 """Extraction vs Readability.js's expected output on the real readability test pages.
 
-Floors are measured values minus a small margin (measured 2026-11-30: all 60 pages mean
-similarity 0.999, noise 0.001, title accuracy 1.00; gate set the same).
+Floors are measured values minus a small margin (measured 2026-11-30: all 60 pages and the
+20-page gate set both at mean similarity 1.000, noise 0.000, title accuracy 1.00; the lowest
+page, replace-brs, is 0.99 because we keep ``a<br>b`` as two words where textContent glues them).
 """
 
 from __future__ import annotations
@@ -20,9 +21,9 @@ def test_gate_pages_meet_measured_floors(fixtures_dir: Path) -> None:
     noise = sum(s.noise for s in scores) / n
     report = table(scores)
     assert title_accuracy >= 0.95, report
-    assert similarity >= 0.98, report
-    assert noise <= 0.02, report
-    assert min(s.similarity for s in scores) >= 0.9, report
+    assert similarity >= 0.99, report
+    assert noise <= 0.01, report
+    assert min(s.similarity for s in scores) >= 0.95, report
 
 
 def test_all_dev_pages_meet_measured_floors(fixtures_dir: Path) -> None:
@@ -30,7 +31,7 @@ def test_all_dev_pages_meet_measured_floors(fixtures_dir: Path) -> None:
     assert len(scores) >= 60
     n = len(scores)
     report = table(scores)
-    assert sum(s.title_ok for s in scores) / n >= 0.95, report
-    assert sum(s.similarity for s in scores) / n >= 0.98, report
-    assert sum(s.noise for s in scores) / n <= 0.02, report
-    assert sum(s.similarity < 0.9 for s in scores) <= 1, report
+    assert sum(s.title_ok for s in scores) / n >= 0.98, report
+    assert sum(s.similarity for s in scores) / n >= 0.99, report
+    assert sum(s.noise for s in scores) / n <= 0.01, report
+    assert sum(s.similarity < 0.95 for s in scores) <= 1, report
