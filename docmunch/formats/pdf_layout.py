@@ -126,55 +126,88 @@ def union(boxes: Iterable[Box]) -> Box:
     return (min(x0s), min(y0s), max(x1s), max(y1s))
 
 
-def page_chars(textpage: pdfium.PdfTextPage) -> list[Char]:
-    """All characters of a text page in pdfium order, de-duplicated (see module docstring)."""
-    out: list[Char] = []
+def _char_style(textpage: pdfium.PdfTextPage, i: int) -> tuple[float, bool, bool]:
+    """(effective size in points, bold, rotated) of character ``i`` (see module docstring)."""
+    matrix = pdfium_c.FS_MATRIX()
+    pdfium_c.FPDFText_GetMatrix(textpage, i, ctypes.byref(matrix))
+    rotated = abs(matrix.b) > _MAX_SKEW * abs(matrix.a) or abs(matrix.c) > _MAX_SKEW * abs(matrix.d)
+    scale = math.hypot(matrix.c, matrix.d) or 1.0
+    size = round(pdfium_c.FPDFText_GetFontSize(textpage, i) * scale, 1)
+    weight = pdfium_c.FPDFText_GetFontWeight(textpage, i)
     buf = ctypes.create_string_buffer(128)
     flags = ctypes.c_int()
-    matrix = pdfium_c.FS_MATRIX()
+    pdfium_c.FPDFText_GetFontInfo(textpage, i, buf, len(buf), ctypes.byref(flags))
+    name = buf.value.decode("latin-1", "replace").lower()
+    bold = weight >= 600 or "bold" in name or "black" in name or bool(flags.value & _FORCE_BOLD)
+    return size, bold, rotated
+
+
+def _page_text(textpage: pdfium.PdfTextPage, count: int) -> list[int]:
+    """UTF-16 code units of all characters (one per character index), in one pdfium call."""
+    buf = (ctypes.c_ushort * (count + 1))()
+    pdfium_c.FPDFText_GetText(textpage, 0, count, buf)
+    return list(buf[:count])
+
+
+def _near(a: Box, b: Box, tolerance: float) -> bool:
+    return (
+        abs(a[0] - b[0]) <= tolerance
+        and abs(a[1] - b[1]) <= tolerance
+        and abs(a[2] - b[2]) <= tolerance
+        and abs(a[3] - b[3]) <= tolerance
+    )
+
+
+def page_chars(textpage: pdfium.PdfTextPage) -> list[Char]:
+    """All characters of a text page in pdfium order, de-duplicated (see module docstring).
+
+    Font size, weight and matrix are read once per text object (pdfium page object), since all
+    characters of one object share them.
+    """
+    out: list[Char] = []
+    count = textpage.count_chars()
+    units = _page_text(textpage, count)
+    left, right, bottom, top = (ctypes.c_double() for _ in range(4))
+    loose = pdfium_c.FS_RECTF()
+    styles: dict[int, tuple[float, bool, bool]] = {}
     recent: list[Char] = []
     high = 0
-    for i in range(textpage.count_chars()):
-        code = pdfium_c.FPDFText_GetUnicode(textpage, i)
+    for i, code in enumerate(units):
         if 0xD800 <= code < 0xDC00:  # UTF-16 high surrogate: pdfium splits non-BMP characters
             high = code
             continue
         if 0xDC00 <= code < 0xE000:
             code = 0x10000 + ((high - 0xD800) << 10) + (code - 0xDC00) if high else 0
         high = 0
-        if code == 0x02:  # pdfium's mark for a hyphen that ends a line
+        if code in (0x02, 0xFFFE):  # pdfium's mark for a hyphen that ends a line
             code = 0x2D
-        text = chr(code) if 0x20 <= code < 0x110000 or code in (0x0A, 0x0D) else ""
-        if not text or text in "\ufffe\uffff":
+        if code == 0x0A:
+            out.append(Char(" ", (0, 0, 0, 0), 0.0, False, True, newline=True))
             continue
-        generated = bool(pdfium_c.FPDFText_IsGenerated(textpage, i))
-        if text in "\r\n":
-            if text == "\n":
-                out.append(Char(" ", (0, 0, 0, 0), 0.0, False, True, newline=True))
+        if code < 0x20 or code == 0xFFFF:
             continue
-        if text.isspace() or generated:
+        text = chr(code)
+        if text.isspace():
             out.append(Char(" ", (0, 0, 0, 0), 0.0, False, True))
             continue
-        pdfium_c.FPDFText_GetMatrix(textpage, i, ctypes.byref(matrix))
-        if abs(matrix.b) > _MAX_SKEW * abs(matrix.a) or abs(matrix.c) > _MAX_SKEW * abs(matrix.d):
+        obj = pdfium_c.FPDFText_GetTextObject(textpage, i)
+        key = ctypes.cast(obj, ctypes.c_void_p).value or -i
+        style = styles.get(key)
+        if style is None:
+            style = styles[key] = _char_style(textpage, i)
+        size, bold, rotated = style
+        if rotated:
             continue  # rotated text: margin stamps, axis labels (not read; see module docstring)
-        box = textpage.get_charbox(i)
-        loose = textpage.get_charbox(i, loose=True)
-        scale = math.hypot(matrix.c, matrix.d) or 1.0
-        size = round(pdfium_c.FPDFText_GetFontSize(textpage, i) * scale, 1)
-        weight = pdfium_c.FPDFText_GetFontWeight(textpage, i)
-        pdfium_c.FPDFText_GetFontInfo(textpage, i, buf, len(buf), ctypes.byref(flags))
-        name = buf.value.decode("latin-1", "replace").lower()
-        bold = weight >= 600 or "bold" in name or "black" in name or bool(flags.value & _FORCE_BOLD)
-        char = Char(text, box, size, bold, False, (loose[1] + loose[3]) / 2)
+        pdfium_c.FPDFText_GetCharBox(textpage, i, left, right, bottom, top)
+        box = (left.value, bottom.value, right.value, top.value)
+        pdfium_c.FPDFText_GetLooseCharBox(textpage, i, loose)
+        char = Char(text, box, size, bold, False, (loose.top + loose.bottom) / 2)
         tolerance = _DUP_TOLERANCE * max(size, 1.0)
-        if any(
-            c.text == text and all(abs(a - b) <= tolerance for a, b in zip(c.box, box, strict=True))
-            for c in recent
-        ):
+        if any(c.text == text and _near(c.box, box, tolerance) for c in recent):
             continue
         recent.append(char)
-        del recent[:-_DUP_WINDOW]
+        if len(recent) > _DUP_WINDOW:
+            del recent[0]
         out.append(char)
     return out
 
