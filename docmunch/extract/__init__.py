@@ -26,7 +26,7 @@ from docmunch.extract._images import absolutize, base_url, unwrap_noscript_image
 from docmunch.extract._metadata import read_metadata
 from docmunch.extract._parse import parse_html
 from docmunch.extract._platform import platform_content
-from docmunch.extract._prep import clean_classes, prep_document, simplify_nested
+from docmunch.extract._prep import clean_classes, prep_document, remove_permalinks, simplify_nested
 from docmunch.extract._readability import grab_article
 
 __all__ = ["Article", "extract", "parse_html"]
@@ -99,6 +99,7 @@ def extract(html: str | bytes, *, url: str | None = None) -> Article:
     if content is None or not dom.text_of(content).strip():
         raise ExtractError("no main content found in the page", url=url)
 
+    remove_permalinks(content)
     absolutize(content, base=base, url=url)
     clean_classes(content)
     text = dom.block_text(content)

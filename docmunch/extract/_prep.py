@@ -14,7 +14,14 @@ from lxml.html import HtmlElement
 
 from docmunch.extract import _dom as dom
 
-__all__ = ["clean_classes", "prep_document", "replace_brs", "simplify_nested", "wrap_phrasing"]
+__all__ = [
+    "clean_classes",
+    "prep_document",
+    "remove_permalinks",
+    "replace_brs",
+    "simplify_nested",
+    "wrap_phrasing",
+]
 
 _KEEP_CLASS = re.compile(
     r"^(page|language-\S+|lang-\S+|highlight\S*|sourceCode|admonition\S*|note|tip|hint|warning|danger|"
@@ -185,3 +192,18 @@ def _fill(parent: HtmlElement, items: list[str | HtmlElement]) -> None:
         else:
             parent.append(item)
             last = item
+
+
+_PERMALINK_TEXT = frozenset(("", "¶", "#", "§", "🔗", "\U0001f517"))
+
+
+def remove_permalinks(article: HtmlElement) -> None:
+    """Drop in-page permalink anchors inside headings (``<a href="#x">¶</a>``, ``#``, ``§``, 🔗).
+
+    Generators we do not recognise still add them; they are chrome, never content.
+    """
+    for heading in list(article.iter("h1", "h2", "h3", "h4", "h5", "h6")):
+        for link in list(heading.iter("a")):
+            href = link.get("href") or ""
+            if href.startswith("#") and dom.text_of(link).strip() in _PERMALINK_TEXT and len(link) <= 1:
+                dom.remove(link)

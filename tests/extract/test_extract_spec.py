@@ -167,3 +167,12 @@ def test_byline_element_removed_and_reported() -> None:
     art = extract(page(f"<div><p class='byline'>By Grace Hopper</p>{FILLER}</div>"))
     assert art.byline == "By Grace Hopper"
     assert "Grace Hopper" not in art.text
+
+
+def test_heading_permalinks_removed_on_generic_pages() -> None:
+    art = article_of(
+        '<h2 id="s2">Second part<a href="#s2" class="anchor">¶</a></h2><p>Text of the part, long.</p>'
+    )
+    heading = next(art.content.iter("h2"))
+    assert heading.text_content() == "Second part"
+    assert "¶" not in art.text
