@@ -8,7 +8,8 @@ characters, rounded to 0.01 pt.
 Block positions: ``({"type": "bbox", "page": 1-based, "page_label": label or None,
 "bbox": [x0, y0, x1, y1]},)``.
 
-Layout (characters → lines → columns → groups) lives in :mod:`docmunch.formats.pdf_layout`;
+Layout (characters → lines → groups) lives in :mod:`docmunch.formats.pdf_layout`, columns
+in :mod:`docmunch.formats.pdf_columns`;
 outline reading and matching in :mod:`docmunch.formats.pdf_outline`. Headings, strongest
 evidence first:
 
@@ -38,7 +39,8 @@ from docmunch.errors import ConvertError, NoTextLayer, PasswordRequired
 from docmunch.formats.base import Rendition
 from docmunch.formats.heading_rules import MAX_CHAR_SHARE, MAX_PARA_SHARE, is_numbered, vetoed_text
 from docmunch.formats.markdown_writer import MarkdownWriter, escape_inline, escape_line_start, normalize_ws
-from docmunch.formats.pdf_layout import Group, Line, group_lines, page_chars, page_lines, reading_order
+from docmunch.formats.pdf_columns import reading_order
+from docmunch.formats.pdf_layout import Group, Line, group_lines, page_chars, page_lines
 from docmunch.formats.pdf_outline import match_entry, read_outline
 
 __all__ = ["render_pdf"]

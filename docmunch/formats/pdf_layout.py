@@ -18,13 +18,8 @@ Steps (one page at a time):
    font-height box) lie within half a font size form a line; a jump back in x, a pdfium line
    break, or a horizontal gap wider than 1.2 font sizes starts a new line segment (so a row
    that crosses a column gutter becomes two segments; wider than any word space).
-3. **Columns** (:func:`reading_order`): an x-coverage histogram (1 pt bins) of the segments
-   narrower than 60 % of the text width; interior runs of bins covered by at most
-   max(2, 3 %) of the narrow segments (running footers cross gutters),
-   at least 8 pt wide with narrow text on both sides, are gutters (the projection-profile
-   idea of Nagy & Seth's recursive X-Y cut, 1984, applied once per page). Segments that cross
-   a gutter ("spanning": titles, full-width figures, footers) cut the page into horizontal
-   bands; within a band each column is read top to bottom, columns left to right.
+3. **Columns** (:mod:`docmunch.formats.pdf_columns`): gutters from an x-coverage histogram;
+   columns are read one after the other between full-width lines.
 4. **Groups** (:func:`group_lines`): consecutive lines of one column join while font size and
    boldness stay the same, neither line is a bold number before plain text, and the vertical
    gap stays under max(0.8 × font size, 1.3 × the median gap between such lines on the page)
@@ -47,17 +42,14 @@ import pypdfium2.raw as pdfium_c
 
 from docmunch.formats.heading_rules import is_numbered
 
-__all__ = ["Char", "Group", "Line", "group_lines", "page_chars", "page_lines", "reading_order"]
+__all__ = ["Box", "Char", "Group", "Line", "cy", "group_lines", "page_chars", "page_lines", "union"]
 
 _FORCE_BOLD = 1 << 18  # PDF 32000-1:2008 Table 123, font flag bit 19 (ForceBold)
 _DUP_WINDOW = 8
 _MAX_SKEW = 0.2
 _DUP_TOLERANCE = 0.15
 _GAP_SPLIT = 1.2
-_MIN_GUTTER = 8.0
-_GUTTER_NOISE = 0.03
 _ROW_JOIN = 3.0
-_NARROW_SHARE = 0.6
 _GROUP_GAP = 0.8
 
 Box = tuple[float, float, float, float]
@@ -94,7 +86,7 @@ class Line:
     bold_prefix: bool
     """The first word is bold (e.g. a bold ``2.1`` before CJK text in a font with no bold)."""
     column: int = -1
-    """Column index after :func:`reading_order` (``-1`` = spans columns)."""
+    """Column index set by ``pdf_columns.reading_order`` (``-1`` = spans columns)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,7 +247,8 @@ def _wide(text: str) -> bool:
     return unicodedata.east_asian_width(text[0]) in ("W", "F")
 
 
-def _cy(box: Box) -> float:
+def cy(box: Box) -> float:
+    """Vertical centre of a box (points)."""
     return (box[1] + box[3]) / 2
 
 
@@ -280,85 +273,10 @@ def _make_line(chars: list[Char]) -> Line:
     )
 
 
-def _gutters(lines: list[Line]) -> list[tuple[float, float]]:
-    if len(lines) < 6:
-        return []
-    left = min(line.box[0] for line in lines)
-    right = max(line.box[2] for line in lines)
-    width = right - left
-    narrow = [line for line in lines if line.box[2] - line.box[0] < _NARROW_SHARE * width]
-    if len(narrow) < 6:
-        return []
-    bins = [0] * (int(width) + 2)
-    for line in narrow:
-        for x in range(int(line.box[0] - left), int(line.box[2] - left) + 1):
-            bins[x] += 1
-    noise = max(2, int(_GUTTER_NOISE * len(narrow)))
-    gutters: list[tuple[float, float]] = []
-    start: int | None = None
-    for x, count in enumerate(bins):
-        if count <= noise and start is None:
-            start = x
-        elif count > noise and start is not None:
-            if x - start >= _MIN_GUTTER and start > 0:
-                gutters.append((left + start, left + x))
-            start = None
-    # keep gutters with enough narrow text on each side (a real column, not an indent)
-    kept = []
-    for g0, g1 in gutters:
-        lhs = sum(1 for line in narrow if line.box[2] <= g0)
-        rhs = sum(1 for line in narrow if line.box[0] >= g1)
-        if lhs >= 3 and rhs >= 3:
-            kept.append((g0, g1))
-    return kept
-
-
-def reading_order(lines: list[Line]) -> list[Line]:
-    """Lines of one page in reading order, each tagged with its column (step 3)."""
-    gutters = _gutters(lines)
-    edges = [g[0] for g in gutters]
-
-    def column_of(line: Line) -> int:
-        for g0, g1 in gutters:
-            if line.box[0] < g0 and line.box[2] > g1:
-                return -1
-        return sum(1 for e in edges if line.box[0] >= e)
-
-    tagged = [_with_column(line, column_of(line) if gutters else 0) for line in lines]
-    spanning = sorted((line for line in tagged if line.column == -1), key=lambda ln: -ln.box[3])
-    ordered: list[Line] = []
-    rest = [line for line in tagged if line.column != -1]
-    upper = math.inf
-    for cut in [*spanning, None]:
-        lower = cut.box[3] if cut is not None else -math.inf
-        band = [line for line in rest if lower <= _cy(line.box) < upper]
-        ordered.extend(_rows_first(band))
-        if cut is not None:
-            ordered.append(cut)
-            upper = cut.box[1]
-    placed = {id(line) for line in ordered}
-    ordered.extend(line for line in rest if id(line) not in placed)
-    return ordered
-
-
-def _rows_first(lines: list[Line]) -> list[Line]:
-    """Sort by column, then by row (centres within half a font size), then left to right."""
-    by_top = sorted(lines, key=lambda ln: (ln.column, -_cy(ln.box)))
-    keyed: list[tuple[int, int, float, Line]] = []
-    row, row_cy, row_col = -1, math.inf, None
-    for line in by_top:
-        cy = _cy(line.box)
-        if line.column != row_col or row_cy - cy > 0.5 * line.size:
-            row, row_cy, row_col = row + 1, cy, line.column
-        keyed.append((line.column, row, line.box[0], line))
-    keyed.sort(key=lambda k: k[:3])
-    return [k[3] for k in keyed]
-
-
 def _same_row(prev: Line, line: Line) -> bool:
     """``line`` continues ``prev``'s row to the right (a segment split at a wide gap)."""
     gap = line.box[0] - prev.box[2]
-    return abs(_cy(prev.box) - _cy(line.box)) <= 0.5 * line.size and 0 <= gap <= _ROW_JOIN * line.size
+    return abs(cy(prev.box) - cy(line.box)) <= 0.5 * line.size and 0 <= gap <= _ROW_JOIN * line.size
 
 
 def _below(prev: Line, line: Line, line_gap: float) -> bool:
@@ -374,10 +292,6 @@ def _below(prev: Line, line: Line, line_gap: float) -> bool:
 def _numbered_label(line: Line) -> bool:
     """A bold number before non-bold text (``2.1.1 计划编制`` in a CJK font without bold)."""
     return line.bold_prefix and not line.bold and is_numbered(line.text)
-
-
-def _with_column(line: Line, column: int) -> Line:
-    return Line(line.text, line.box, line.size, line.bold, line.bold_prefix, column)
 
 
 def group_lines(lines: list[Line], *, starts: frozenset[int] = frozenset()) -> list[Group]:
