@@ -1,6 +1,10 @@
 """Main-content extraction: page HTML → :class:`Article` (cleaned content + metadata).
 
-Pipeline: :func:`parse_html` (WHATWG parser, see :mod:`docmunch.extract._parse`) →
+Parser: lexbor (through selectolax, a WHATWG-conformant C parser), its tree copied into lxml
+iteratively: ~4 ms/page against ~49 ms for html5lib; html5-parser builds but refuses to load
+beside lxml's bundled libxml2 (measurements in :mod:`docmunch.extract._parse`).
+
+Pipeline: :func:`parse_html` →
 :func:`docmunch.detect.detect_platform` → metadata (:mod:`._metadata`, as Readability.js
 reports it) → document preparation (:mod:`._prep`) → either the platform's own content
 container minus its chrome (:mod:`._platform`), or the Readability-style scoring
