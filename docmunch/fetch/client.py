@@ -176,27 +176,39 @@ class Fetcher:
         etag: str | None = None,
         last_modified: str | None = None,
         accept: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        raw: bool = False,
     ) -> FetchResult:
         """GET ``url``; follow redirects, retry 429/503, decode the body.
 
         ``etag``/``last_modified`` (from an earlier :class:`FetchResult`) make the request
         conditional; a 304 gives ``not_modified=True`` and an empty body. ``accept`` overrides
-        the ``Accept`` header. Raises :class:`BlockedAddress` (SSRF guard, any hop),
+        the ``Accept`` header; ``headers`` adds request headers (an ``Authorization`` header is
+        sent to the first URL's origin only, never after a redirect to another origin).
+        ``raw=True`` fetches any content type (sitemaps, tarballs) and any final status: the
+        result then has ``kind=None``, ``text=""`` and the undecoded ``body`` (still capped by
+        ``max_bytes``), and a 4xx/5xx answer is returned, not raised.
+        Raises :class:`BlockedAddress` (SSRF guard, any hop),
         :class:`HTTPStatusError` (4xx/5xx, or retries exhausted), :class:`TooLarge`,
         :class:`UnsupportedContentType`, :class:`DecodeError`, or :class:`FetchError`
         (timeouts, connection errors, too many redirects, malformed URLs).
         """
         started = time.monotonic()
-        headers = {"Accept": accept or DEFAULT_ACCEPT}
+        extra = dict(headers or {})
+        sent = {"Accept": accept or DEFAULT_ACCEPT, **extra}
+        has_auth = any(k.lower() == "authorization" for k in extra)
+        origin = httpx.URL(url) if has_auth else None
         if etag:
-            headers["If-None-Match"] = etag
+            sent["If-None-Match"] = etag
         if last_modified:
-            headers["If-Modified-Since"] = last_modified
+            sent["If-Modified-Since"] = last_modified
         redirects: list[str] = []
         current = url
         while True:
             check_url(current, policy=self.policy)
-            outcome = self._hop(current, headers, started)
+            if redirects and origin is not None and _origin_changed(origin, current):
+                sent = {k: v for k, v in sent.items() if k.lower() != "authorization"}
+            outcome = self._hop(current, sent, started, raw)
             if isinstance(outcome, str):
                 redirects.append(current)
                 if len(redirects) > self.max_redirects:
@@ -205,14 +217,14 @@ class Fetcher:
                 current = outcome
                 continue
             response, body, remote = outcome
-            return self._result(current, response, body, remote, tuple(redirects), started)
+            return self._result(current, response, body, remote, tuple(redirects), started, raw)
 
-    def _hop(self, url: str, headers: Mapping[str, str], started: float) -> str | _Final:
+    def _hop(self, url: str, headers: Mapping[str, str], started: float, raw: bool) -> str | _Final:
         """One URL with its retries: the next URL for a redirect, else (response, body)."""
         attempt = 0
         while True:
             try:
-                return self._attempt(url, headers, started)
+                return self._attempt(url, headers, started, raw)
             except _Retry as retry:
                 wait = retry.wait
                 if wait is None:  # exponential backoff with up to 25 % jitter
@@ -229,7 +241,7 @@ class Fetcher:
                 attempt += 1
                 self._sleep(wait)
 
-    def _attempt(self, url: str, headers: Mapping[str, str], started: float) -> str | _Final:
+    def _attempt(self, url: str, headers: Mapping[str, str], started: float, raw: bool) -> str | _Final:
         try:
             request = self._client.build_request("GET", url, headers=headers)
         except (httpx.InvalidURL, httpx.UnsupportedProtocol, ValueError) as exc:
@@ -245,13 +257,13 @@ class Fetcher:
                 raise self._transport_error(exc, url) from None
             remote = _remote_address(response)
             try:
-                outcome = self._handle(url, response, started)
+                outcome = self._handle(url, response, started, raw)
                 return outcome if isinstance(outcome, str) else (*outcome, remote)
             finally:
                 response.close()
 
     def _handle(
-        self, url: str, response: httpx.Response, started: float
+        self, url: str, response: httpx.Response, started: float, raw: bool = False
     ) -> str | tuple[httpx.Response, bytes]:
         status = response.status_code
         location = response.headers.get("location")
@@ -261,6 +273,8 @@ class Fetcher:
             raise _Retry(status, parse_retry_after(response.headers.get("retry-after")))
         if status == 304:
             return response, b""
+        if raw:
+            return response, self._read_body(url, response, started)
         if not 200 <= status < 300:
             phrase = response.reason_phrase or ""
             raise HTTPStatusError(
@@ -329,13 +343,16 @@ class Fetcher:
         remote: str | None,
         redirects: tuple[str, ...],
         started: float,
+        raw: bool = False,
     ) -> FetchResult:
         headers = {k.lower(): v for k, v in _joined_headers(response).items()}
         mime, http_charset = parse_content_type(headers.get("content-type"))
         not_modified = response.status_code == 304
         kind: Kind | None = None
         text, charset = "", ""
-        if not not_modified:
+        if raw and not mime:
+            mime = sniff_mime(body)
+        if not not_modified and not raw:
             if not mime:
                 mime = sniff_mime(body)
             kind = kind_for(mime, url=url)
@@ -357,6 +374,15 @@ class Fetcher:
             elapsed_ms=(time.monotonic() - started) * 1000,
             remote_address=remote,
         )
+
+
+def _origin_changed(origin: httpx.URL, url: str) -> bool:
+    """True when ``url`` is not on ``origin`` (scheme, host and port)."""
+    try:
+        other = httpx.URL(url)
+    except (httpx.InvalidURL, ValueError):
+        return True
+    return (other.scheme, other.host, other.port) != (origin.scheme, origin.host, origin.port)
 
 
 def _joined_headers(response: httpx.Response) -> dict[str, str]:
@@ -389,6 +415,7 @@ def fetch_url(
     etag: str | None = None,
     last_modified: str | None = None,
     accept: str | None = None,
+    raw: bool = False,
     **fetcher_options: Any,
 ) -> FetchResult:
     """One-shot :meth:`Fetcher.fetch` with a throw-away :class:`Fetcher`.
@@ -397,4 +424,4 @@ def fetch_url(
     the other arguments to :meth:`Fetcher.fetch`. Same errors as :meth:`Fetcher.fetch`.
     """
     with Fetcher(**fetcher_options) as fetcher:
-        return fetcher.fetch(url, etag=etag, last_modified=last_modified, accept=accept)
+        return fetcher.fetch(url, etag=etag, last_modified=last_modified, accept=accept, raw=raw)
