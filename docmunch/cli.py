@@ -182,7 +182,7 @@ def _cmd_section(args: argparse.Namespace) -> int:
         read = index.get_section(args.repo, args.id, verify=args.verify)
     if args.json:
         _emit_json(read.to_json())
-        return 0
+        return 0 if read.verified is not False else 1
     s = read.section
     console = _console()
     console.print(f"[dim]{_esc(s.id)}  bytes {s.byte_start}-{s.byte_end}  sha256 {s.content_hash}[/]")

@@ -21,7 +21,9 @@ def _corpus_md_files(root: Path) -> set[str]:
 
 
 @pytest.mark.parametrize("name", CORPORA)
-def test_corpus_indexes_every_file_without_errors(corpora: IndexedCorpora, corpus_index: Index, name: str) -> None:
+def test_corpus_indexes_every_file_without_errors(
+    corpora: IndexedCorpora, corpus_index: Index, name: str
+) -> None:
     report = corpora.reports[name]
     assert report.errors == ()
     assert report.docs_skipped == 0

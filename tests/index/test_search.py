@@ -1,0 +1,140 @@
+"""Search: safe queries, CJK (incl. one/two characters), ranking, filters, snippets."""
+
+from __future__ import annotations
+
+import pytest
+
+from docmunch.index import Index
+from docmunch.index.text import fts_text, match_expression, query_terms
+
+from .conftest import write
+
+DOCS = {
+    "intro.md": "# Introduction\n\nThis guide explains configuration of the widget.\n",
+    "config.md": (
+        "# Configuration\n\nSet options in widget.toml.\n\n## Advanced configuration\n\n"
+        "Tuning the widget cache: NEAR(limit) and key:value pairs.\n\n### Cache size\n\nBytes.\n"
+    ),
+    "api/reference.md": "# API reference\n\nThe widget API. Configuration is mentioned once.\n",
+    "zh/调度.md": "# 调度器\n\nKubernetes 调度器负责将 Pod 分配到节点。\n\n## 库\n\n一个字的标题。\n",
+    "ja.md": "# 設定ファイル\n\nウィジェットの設定はここに書きます。\n",
+}
+
+SYNTAX = [
+    '"',
+    '""',
+    "*",
+    "AND",
+    "OR",
+    "NOT",
+    "NEAR(",
+    "NEAR(a b",
+    "-",
+    "-widget",
+    ":",
+    "a:b",
+    "^",
+    "^widget",
+    "(",
+    ")",
+    "{title}: x",
+    "col:widget",
+    "'",
+    "\\",
+    "widget*",
+    "+",
+    "a OR",
+    "AND AND",
+    "\x00",
+    "😀",
+]
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory: pytest.TempPathFactory) -> Index:
+    tmp = tmp_path_factory.mktemp("search")
+    root = write(tmp / "docs", DOCS)
+    idx = Index.open(tmp / "home")
+    assert idx.index_path(root).errors == ()
+    yield idx  # type: ignore[misc]
+    idx.close()
+
+
+@pytest.mark.parametrize("query", SYNTAX)
+def test_fts_syntax_is_never_injected(index: Index, query: str) -> None:
+    hits = index.search(query, repo="docs")
+    assert isinstance(hits, list)
+
+
+def test_empty_and_punctuation_queries_return_nothing(index: Index) -> None:
+    for query in ("", "   ", "!!!", "--", '"*"'):
+        assert index.search(query, repo="docs") == []
+
+
+def test_syntax_words_are_plain_text(index: Index) -> None:
+    hits = index.search("NEAR(limit)", repo="docs")
+    assert hits and hits[0].title == "Advanced configuration"
+    assert index.search("key:value", repo="docs")[0].title == "Advanced configuration"
+
+
+def test_title_weighted_highest_and_exact_title_boost(index: Index) -> None:
+    hits = index.search("configuration", repo="docs", limit=10)
+    assert hits[0].title == "Configuration"
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    assert hits[0].score > hits[1].score
+    # Title matches outrank body-only matches.
+    titles = [h.title for h in hits]
+    assert titles.index("Advanced configuration") < titles.index("API reference")
+
+
+def test_all_terms_then_any_term_fallback(index: Index) -> None:
+    both = index.search("widget cache", repo="docs")
+    assert [h.title for h in both] == ["Advanced configuration"]
+    fallback = index.search("widget nonexistentword", repo="docs")
+    assert len(fallback) >= 3
+
+
+def test_cjk_queries_of_every_length(index: Index) -> None:
+    assert index.search("调度器", repo="docs")[0].title == "调度器"
+    assert index.search("调度", repo="docs")[0].doc_path == "zh/调度.md"
+    assert index.search("库", repo="docs")[0].title == "库"
+    assert index.search("节点", repo="docs")[0].title == "调度器"
+    assert index.search("设定", repo="docs") == []  # simplified ≠ Japanese 設定: no false match
+    assert index.search("設定", repo="docs")[0].doc_path == "ja.md"
+    assert index.search("Pod调度", repo="docs")[0].title == "调度器"
+
+
+def test_filters_and_snippets(index: Index) -> None:
+    assert {h.doc_path for h in index.search("widget", repo="docs", path_glob="api/*")} == {
+        "api/reference.md"
+    }
+    assert {h.doc_path for h in index.search("widget", repo="docs", doc_path="intro.md")} == {"intro.md"}
+    deep = index.search("cache", repo="docs", min_level=3)
+    assert [h.title for h in deep] == ["Cache size"]
+    shallow = index.search("cache", repo="docs", max_level=2)
+    assert [h.title for h in shallow] == ["Advanced configuration"]
+    hit = index.search("widget.toml", repo="docs", snippet_bytes=11)[0]
+    assert hit.snippet == "# Configura" and hit.to_json()["snippet"] == "# Configura"
+    cut = index.search("调度器", repo="docs", snippet_bytes=4)[0]
+    assert cut.snippet == "# "  # a 3-byte character cut in the middle is dropped
+    assert index.search("widget", repo="docs", limit=1)[0].to_json().keys() == {
+        "id",
+        "title",
+        "level",
+        "doc_path",
+        "score",
+        "summary",
+        "byte_start",
+        "byte_end",
+        "repo",
+    }
+
+
+def test_query_helpers() -> None:
+    assert query_terms('kubectl "drain" --force') == ["kubectl", "drain", "force"]
+    assert query_terms("Pod调度器") == ["Pod", "调度器"]
+    assert match_expression("调度") == '"调 度"'
+    assert match_expression('a "b') == '"a" "b"'
+    assert match_expression("x y", any_term=True) == '"x" OR "y"'
+    assert match_expression("?!") is None
+    assert fts_text("k8s 调度器") == "k8s  调  度  器 "

@@ -1,0 +1,177 @@
+"""Store guarantees: byte-identical cache, schema gate, crash safety, concurrent writers."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from docmunch.errors import IndexStoreError, RepoNotFound, SchemaVersionError, SectionNotFound
+from docmunch.formats.base import Block, Rendition
+from docmunch.index import SCHEMA_VERSION, Index
+
+from .conftest import IndexedCorpora, write
+
+MIXED = (
+    b"\xef\xbb\xbf# Title\r\n\r\nIntro line.\r\n\r\n## Old Mac\rline one\rline two\r\n"
+    b"## \xe4\xb8\xad\xe6\x96\x87\n\ntext\n"
+)
+
+
+def test_raw_cache_is_byte_identical_with_bom_crlf_and_cr(tmp_path: Path) -> None:
+    root = write(tmp_path / "docs", {"mixed.md": MIXED})
+    with Index.open(tmp_path / "home") as index:
+        index.index_path(root)
+        state = index.document_state("docs", "mixed.md")
+        assert state is not None and state.raw_hash == hashlib.sha256(MIXED).hexdigest()
+        cached = (tmp_path / "home" / "raw" / state.raw_hash[:2] / state.raw_hash).read_bytes()
+        assert cached == MIXED
+        sections = index.toc("docs", "mixed.md")
+        assert [s.title for s in sections] == ["Title", "Old Mac", "中文"]
+        for s in sections:
+            read = index.get_section("docs", s.id, verify=True)
+            assert read.verified is True
+            assert read.content.encode() == MIXED[s.byte_start : s.byte_end]
+        assert index.verify_repo("docs").ok
+
+
+def test_schema_version_gate(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    Index.open(home).close()
+    with sqlite3.connect(home / "index.sqlite3") as conn:
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 41}")
+    with pytest.raises(SchemaVersionError) as info:
+        Index.open(home)
+    message = str(info.value)
+    assert f"schema {SCHEMA_VERSION + 41}" in message and f"needs {SCHEMA_VERSION}" in message
+    assert str(home) in message and "\n" not in message
+
+
+def test_not_a_database_is_a_clear_error(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "index.sqlite3").write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(IndexStoreError, match="index database"):
+        Index.open(home)
+
+
+def test_put_document_with_converted_rendition_stores_locators(tmp_path: Path) -> None:
+    md = b"# Report\n\nFirst paragraph.\n\n## Results\n\nSecond paragraph.\n"
+    start = md.index(b"Second")
+    rendition = Rendition(
+        markdown=md,
+        source_kind="docx",
+        title="Quarterly report",
+        blocks=(Block(start, len(md), "paragraph", "Second paragraph.", ({"type": "paraid", "id": "7A"},)),),
+        source_ref="/somewhere/report.docx",
+        meta={"etag": "abc"},
+    )
+    with Index.open(tmp_path / "home") as index:
+        count = index.put_document(
+            "reports", "report.docx", rendition, source_hash="f" * 64, source="/somewhere"
+        )
+        assert count == 2
+        assert index.list_docs("reports")[0].title == "Quarterly report"
+        state = index.document_state("reports", "report.docx")
+        assert state is not None and state.meta == {"etag": "abc"} and state.source_hash == "f" * 64
+        results = index.toc("reports")[1]
+        expected = rendition.locator_for(results.byte_start, results.byte_end, anchor=results.anchor)
+        assert results.locator == expected and "7A" in repr(expected)
+        where = index.locate("reports", results.id)
+        assert where["source_path"] == "/somewhere/report.docx" and where["locator"] == results.locator
+        assert index.remove_document("reports", "report.docx") is True
+        assert index.remove_document("reports", "report.docx") is False
+        assert list((tmp_path / "home" / "raw").rglob("*")) == [] or all(
+            p.is_dir() for p in (tmp_path / "home" / "raw").rglob("*")
+        )
+
+
+def test_errors_for_unknown_repo_and_section(tmp_path: Path) -> None:
+    root = write(tmp_path / "docs", {"a.md": "# A\n"})
+    with Index.open(tmp_path / "home") as index:
+        index.index_path(root)
+        with pytest.raises(RepoNotFound):
+            index.toc("nope")
+        with pytest.raises(RepoNotFound):
+            index.get_section("nope", "x")
+        with pytest.raises(SectionNotFound):
+            index.get_section("docs", "docs::a.md::missing#1")
+        with pytest.raises(RepoNotFound):
+            index.delete_repo("nope")
+        index.delete_repo("docs")
+        assert index.list_repos() == []
+        assert not any(p.is_file() for p in (tmp_path / "home" / "raw").rglob("*"))
+
+
+def test_tokens_saved_counter_persists(tmp_path: Path) -> None:
+    with Index.open(tmp_path / "home") as index:
+        assert index.record_tokens_saved(100) == 100
+    with Index.open(tmp_path / "home") as index:
+        assert index.record_tokens_saved(23) == 123
+
+
+def _cli(home: Path, *args: str) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "DOCMUNCH_HOME": str(home)}
+    return subprocess.Popen(
+        [sys.executable, "-m", "docmunch.cli", *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+
+
+def test_kill_9_mid_run_leaves_previous_index_readable(corpora: IndexedCorpora, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    shutil.copytree(corpora.home, home)
+    k8s = corpora.root / "k8s-en"
+    proc = _cli(home, "index", str(k8s), "--repo", "k8s-copy", "--exclude", "NOTICE.md", "--json")
+    deadline = time.monotonic() + 120
+    committed = 0
+    try:
+        while time.monotonic() < deadline and proc.poll() is None:
+            with sqlite3.connect(home / "index.sqlite3", timeout=30) as conn:
+                committed = conn.execute(
+                    "SELECT count(*) FROM docs d JOIN repos r ON r.id = d.repo_id WHERE r.name = 'k8s-copy'"
+                ).fetchone()[0]
+            if committed > 0:
+                break
+            time.sleep(0.05)
+        assert proc.poll() is None, "the index run finished before it could be interrupted"
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    assert 0 < committed < corpora.reports["k8s-en"].docs_indexed
+
+    with sqlite3.connect(home / "index.sqlite3") as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    with Index.open(home) as index:
+        before = corpora.reports["k8s-en"]
+        assert index.verify_repo("k8s-en").ok
+        assert sum(d.sections for d in index.list_docs("k8s-en")) == before.sections
+        assert index.search("kubectl drain", repo="k8s-en")[0].title == "kubectl drain"
+        partial = index.verify_repo("k8s-copy")
+        assert partial.ok and partial.sections_checked > 0
+        resumed = index.index_path(k8s, repo="k8s-copy", exclude=["NOTICE.md"])
+        assert resumed.docs_unchanged >= committed
+        assert resumed.docs_indexed + resumed.docs_unchanged == before.docs_indexed
+        assert resumed.sections == before.sections
+
+
+def test_two_writers_on_one_repo(corpora: IndexedCorpora, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    book = corpora.root / "rust-book"
+    procs = [_cli(home, "index", str(book), "--full", "--exclude", "NOTICE.md", "--json") for _ in range(2)]
+    outputs = [p.communicate(timeout=300) for p in procs]
+    for proc, (_, err) in zip(procs, outputs, strict=True):
+        assert proc.returncode == 0, err.decode()
+    with Index.open(home) as index:
+        report = index.verify_repo("rust-book")
+        assert report.ok
+        assert report.sections_checked == corpora.reports["rust-book"].sections
+        assert len(index.list_docs("rust-book")) == corpora.reports["rust-book"].docs_indexed
