@@ -16,14 +16,14 @@ evidence first:
 1. The outline (bookmarks): each entry is matched to the line(s) showing its title near its
    destination; level = outline depth + 1 (capped at 6). An entry whose title is not found on
    its page becomes a heading line of its own (with no block) at the destination.
-2. When fewer than two outline entries were matched, headings are inferred from type: a group
+2. When fewer than two outline entries matched, tagged structure: lines whose characters all
+   belong to ``H1``–``H6``/``H``/``Title`` structure elements (:mod:`docmunch.formats.pdf_tags`);
+   consecutive lines of one heading form one heading.
+3. When outline and tags give fewer than two headings, headings are inferred from type: a group
    of at most two lines whose font is ≥ 1 pt larger than the body size (most common size by
    characters) — weight 2; bold (or a bold number before text in a font without bold) — 1;
    a numbering pattern — 1; weight ≥ 2 including size or bold qualifies; vetoes and level
    ranking as for DOCX (:mod:`docmunch.formats.docx_headings`).
-
-Tagged structure (``/StructTreeRoot``) is not read yet: the tagged fixtures also carry an
-outline.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from docmunch.formats.markdown_writer import MarkdownWriter, escape_inline, esca
 from docmunch.formats.pdf_columns import reading_order
 from docmunch.formats.pdf_layout import Group, Line, group_lines, page_chars, page_lines
 from docmunch.formats.pdf_outline import match_entry, read_outline
+from docmunch.formats.pdf_tags import heading_mcids
 
 __all__ = ["render_pdf"]
 
@@ -58,6 +59,8 @@ class _Page:
     """first line index → (end index, level)."""
     synthetic: dict[int, list[tuple[int, str]]]
     """line index → headings to emit before it: (level, title)."""
+    tags: dict[int, int]
+    """Tagged-PDF MCID → heading level."""
     groups: list[tuple[Group, int | None]] | None = None
     """Line groups with their heading level (``None`` = body)."""
 
@@ -94,26 +97,30 @@ def render_pdf(path: Path, data: bytes, *, password: str | None = None) -> Rendi
         pdf.close()
 
 
-def _render(pdf: pdfium.PdfDocument, source: str) -> Rendition:
+def _render(pdf: pdfium.PdfDocument, source: str, *, use_outline: bool = True) -> Rendition:
+    """Render an open document (``use_outline=False`` ignores bookmarks, for tests of the
+    tagged-structure and typographic rules on files that also carry an outline)."""
     pages: list[_Page] = []
     for index in range(len(pdf)):
         page = pdf[index]
         textpage = page.get_textpage()
         try:
             lines = reading_order(page_lines(page_chars(textpage)))
+            tags = heading_mcids(page)
         finally:
             textpage.close()
             page.close()
         label = pdf.get_page_label(index) or None
-        pages.append(_Page(index, label, lines, {}, {}))
+        pages.append(_Page(index, label, lines, {}, {}, tags))
     if not any(page.lines for page in pages):
         raise NoTextLayer("no text layer (scanned); OCR is not supported", path=source)
 
-    outline = read_outline(pdf)
+    outline = read_outline(pdf) if use_outline else []
     matched = _apply_outline(outline, pages)
+    tagged = 0 if matched >= 2 else _apply_tags(pages)
     for page in pages:
         page.groups = _groups(page)
-    inferred = 0 if matched >= 2 else _infer_headings(pages)
+    inferred = 0 if matched + tagged >= 2 else _infer_headings(pages)
     writer = MarkdownWriter()
     title: str | None = None
     headings = 0
@@ -150,16 +157,36 @@ def _render(pdf: pdfium.PdfDocument, source: str) -> Rendition:
     return Rendition(
         markdown=writer.getvalue(),
         source_kind="pdf",
-        title=metadata.get("Title") or title,
+        title=_metadata_title(metadata.get("Title")) or title,
         blocks=tuple(writer.blocks),
         source_ref=source,
         meta={
             "pages": len(pages),
             "outline_entries": len(outline),
             "headings": headings,
-            "heading_source": "outline" if matched >= 2 else ("inferred" if inferred else "none"),
+            "heading_source": _source(matched, tagged, inferred),
         },
     )
+
+
+def _source(matched: int, tagged: int, inferred: int) -> str:
+    if matched >= 2:
+        return "outline"
+    if matched + tagged >= 2:
+        return "tags"
+    return "inferred" if inferred else "none"
+
+
+def _metadata_title(value: str | None) -> str | None:
+    """The Info dictionary's /Title unless it is a placeholder (``untitled``, a file name,
+    Word's ``Microsoft Word - name.doc``)."""
+    title = " ".join((value or "").split())
+    lowered = title.lower()
+    if not title or lowered in ("untitled", "title", "no title") or lowered.startswith("microsoft word - "):
+        return None
+    if lowered.endswith((".doc", ".docx", ".pdf", ".tex", ".dvi", ".indd")):
+        return None
+    return title
 
 
 def _apply_outline(outline: list[Any], pages: list[_Page]) -> int:
@@ -184,6 +211,32 @@ def _apply_outline(outline: list[Any], pages: list[_Page]) -> int:
                 at = _line_at_y(page.lines, entry.y)
                 page.synthetic.setdefault(at, []).append((level, entry.title))
     return matched
+
+
+def _apply_tags(pages: list[_Page]) -> int:
+    """Mark lines whose characters all belong to tagged headings; returns how many headings."""
+    found = 0
+    for page in pages:
+        i = 0
+        while i < len(page.lines):
+            level = _tag_level(page, i)
+            if level is None or any(i in range(f, e) for f, (e, _) in page.heading_spans.items()):
+                i += 1
+                continue
+            end = i + 1
+            while end < len(page.lines) and end not in page.heading_spans and _tag_level(page, end) == level:
+                end += 1
+            page.heading_spans[i] = (end, level)
+            found += 1
+            i = end
+    return found
+
+
+def _tag_level(page: _Page, i: int) -> int | None:
+    mcids = page.lines[i].mcids
+    if not mcids or not page.tags or any(m not in page.tags for m in mcids):
+        return None
+    return min(page.tags[m] for m in mcids)
 
 
 def _line_at_y(lines: list[Line], y: float | None) -> int:

@@ -12,6 +12,7 @@ left to right), columns left to right.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 from docmunch.formats.pdf_layout import Line, cy
@@ -99,4 +100,4 @@ def _rows_first(lines: list[Line]) -> list[Line]:
 
 
 def _with_column(line: Line, column: int) -> Line:
-    return Line(line.text, line.box, line.size, line.bold, line.bold_prefix, column)
+    return dataclasses.replace(line, column=column)

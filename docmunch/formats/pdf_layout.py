@@ -69,6 +69,8 @@ class Char:
     """A (real or generated) space: separates words, contributes no box."""
     mid_y: float = 0.0
     """Vertical centre of the *loose* box (font ascent to descent), for row grouping."""
+    mcid: int = -1
+    """Marked-content id of the character's text object (tagged PDF), ``-1`` if none."""
     newline: bool = False
     """pdfium's generated line break."""
 
@@ -85,6 +87,8 @@ class Line:
     """Every non-space character is bold."""
     bold_prefix: bool
     """The first word is bold (e.g. a bold ``2.1`` before CJK text in a font with no bold)."""
+    mcids: frozenset[int] = frozenset()
+    """Marked-content ids of its characters (tagged PDF)."""
     column: int = -1
     """Column index set by ``pdf_columns.reading_order`` (``-1`` = spans columns)."""
 
@@ -118,8 +122,8 @@ def union(boxes: Iterable[Box]) -> Box:
     return (min(x0s), min(y0s), max(x1s), max(y1s))
 
 
-def _char_style(textpage: pdfium.PdfTextPage, i: int) -> tuple[float, bool, bool]:
-    """(effective size in points, bold, rotated) of character ``i`` (see module docstring)."""
+def _char_style(textpage: pdfium.PdfTextPage, i: int, obj: object) -> tuple[float, bool, bool, int]:
+    """(effective size in points, bold, rotated, MCID) of character ``i`` in text object ``obj``."""
     matrix = pdfium_c.FS_MATRIX()
     pdfium_c.FPDFText_GetMatrix(textpage, i, ctypes.byref(matrix))
     rotated = abs(matrix.b) > _MAX_SKEW * abs(matrix.a) or abs(matrix.c) > _MAX_SKEW * abs(matrix.d)
@@ -131,7 +135,8 @@ def _char_style(textpage: pdfium.PdfTextPage, i: int) -> tuple[float, bool, bool
     pdfium_c.FPDFText_GetFontInfo(textpage, i, buf, len(buf), ctypes.byref(flags))
     name = buf.value.decode("latin-1", "replace").lower()
     bold = weight >= 600 or "bold" in name or "black" in name or bool(flags.value & _FORCE_BOLD)
-    return size, bold, rotated
+    mcid = pdfium_c.FPDFPageObj_GetMarkedContentID(obj) if obj else -1
+    return size, bold, rotated, mcid
 
 
 def _page_text(textpage: pdfium.PdfTextPage, count: int) -> list[int]:
@@ -161,7 +166,7 @@ def page_chars(textpage: pdfium.PdfTextPage) -> list[Char]:
     units = _page_text(textpage, count)
     left, right, bottom, top = (ctypes.c_double() for _ in range(4))
     loose = pdfium_c.FS_RECTF()
-    styles: dict[int, tuple[float, bool, bool]] = {}
+    styles: dict[int, tuple[float, bool, bool, int]] = {}
     recent: list[Char] = []
     high = 0
     for i, code in enumerate(units):
@@ -186,14 +191,14 @@ def page_chars(textpage: pdfium.PdfTextPage) -> list[Char]:
         key = ctypes.cast(obj, ctypes.c_void_p).value or -i
         style = styles.get(key)
         if style is None:
-            style = styles[key] = _char_style(textpage, i)
-        size, bold, rotated = style
+            style = styles[key] = _char_style(textpage, i, obj)
+        size, bold, rotated, mcid = style
         if rotated:
             continue  # rotated text: margin stamps, axis labels (not read; see module docstring)
         pdfium_c.FPDFText_GetCharBox(textpage, i, left, right, bottom, top)
         box = (left.value, bottom.value, right.value, top.value)
         pdfium_c.FPDFText_GetLooseCharBox(textpage, i, loose)
-        char = Char(text, box, size, bold, False, (loose.top + loose.bottom) / 2)
+        char = Char(text, box, size, bold, False, (loose.top + loose.bottom) / 2, mcid)
         tolerance = _DUP_TOLERANCE * max(size, 1.0)
         if any(c.text == text and _near(c.box, box, tolerance) for c in recent):
             continue
@@ -270,6 +275,7 @@ def _make_line(chars: list[Char]) -> Line:
         size=max(sizes, key=lambda s: sizes[s]),
         bold=all(c.bold for c in visible),
         bold_prefix=bool(first_word) and all(c.bold for c in first_word),
+        mcids=frozenset(c.mcid for c in visible if c.mcid >= 0),
     )
 
 

@@ -173,3 +173,23 @@ def test_deep_outline_is_capped(pdfs: Path) -> None:
 def test_bad_pdf_is_a_convert_error(tmp_path: Path, data: bytes) -> None:
     with pytest.raises(ConvertError):
         render_pdf(tmp_path / "bad.pdf", data)
+
+
+def test_tagged_structure_headings(pdfs: Path) -> None:
+    """Without its outline, pdf_structure.pdf's headings come from its H1/H2/H3 tags."""
+    from docmunch.formats.pdf import _render  # the outline switch is internal
+    from docmunch.formats.pdf_tags import heading_mcids
+
+    path = pdfs / "pdf_structure.pdf"
+    with pdfium.PdfDocument(str(path)) as pdf:
+        assert heading_mcids(pdf[0]) == {1: 1, 8: 2, 24: 3}  # MCIDs of "Titre 1", "Titre 2", "Tableau"
+        rendition = _render(pdf, str(path), use_outline=False)
+    assert md_headings(rendition.markdown) == [(1, "Titre 1"), (2, "Titre 2"), (3, "Tableau")]
+    assert rendition.meta["heading_source"] == "tags"
+
+
+def test_untagged_pdf_has_no_tag_headings(pdfs: Path) -> None:
+    from docmunch.formats.pdf_tags import heading_mcids
+
+    with pdfium.PdfDocument(str(pdfs / "bookmark_sample.pdf")) as pdf:
+        assert heading_mcids(pdf[0]) == {}
