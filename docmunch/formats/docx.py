@@ -52,6 +52,8 @@ from docmunch.formats.markdown_writer import MarkdownWriter, escape_inline, esca
 
 __all__ = ["fingerprint", "render_docx"]
 
+MAX_EXPANDED_BYTES = 256 * 1024 * 1024
+"""Refuse packages whose parts expand beyond this many bytes (zip bombs)."""
 _DOC_PART = "word/document.xml"
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _CONTAINERS = frozenset(qn(t) for t in ("w:customXml", "w:ins", "w:moveTo", "w:smartTag", "w:sdtContent"))
@@ -89,7 +91,8 @@ def render_docx(path: Path, data: bytes, *, password: str | None = None) -> Rend
         ``"none"``), ``tables`` and ``paraid_coverage`` (``"all"``/``"mixed"``/``"none"``).
 
     Raises:
-        ConvertError: not a DOCX package, or an encrypted/legacy (OLE) Word file.
+        ConvertError: not a DOCX package, an encrypted/legacy (OLE) Word file, or a package that
+            expands beyond :data:`MAX_EXPANDED_BYTES`.
     """
     source = str(path.resolve())
     if data.startswith(_OLE_MAGIC):
@@ -97,11 +100,19 @@ def render_docx(path: Path, data: bytes, *, password: str | None = None) -> Rend
             "encrypted or legacy Word file (OLE container); save it as an unencrypted .docx", path=source
         )
     try:
+        with zipfile.ZipFile(io.BytesIO(data)) as package:
+            expanded = sum(info.file_size for info in package.infolist())
+        if expanded > MAX_EXPANDED_BYTES:
+            raise ConvertError(
+                f"DOCX expands to {expanded} bytes, over the {MAX_EXPANDED_BYTES}-byte limit", path=source
+            )
         import docx  # python-docx
 
         document = docx.Document(io.BytesIO(data))
     except (zipfile.BadZipFile, KeyError, ValueError, etree.XMLSyntaxError) as exc:
         raise ConvertError(f"not a valid DOCX file: {exc}", path=source) from None
+    except ConvertError:
+        raise
     except Exception as exc:  # python-docx raises its own PackageNotFoundError etc.
         raise ConvertError(f"not a valid DOCX file: {type(exc).__name__}: {exc}", path=source) from None
     renderer = _DocxRenderer(document)

@@ -227,3 +227,15 @@ def test_markdown_syntax_in_text_is_escaped(tmp_path: Path) -> None:
 def test_bad_input_is_a_convert_error(tmp_path: Path, data: bytes) -> None:
     with pytest.raises(ConvertError):
         render_docx(tmp_path / "bad.docx", data)
+
+
+def test_zip_bomb_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import docmunch.formats.docx as docx_module
+
+    document = docx.Document()
+    document.add_paragraph("x" * 5000)
+    buf = io.BytesIO()
+    document.save(buf)
+    monkeypatch.setattr(docx_module, "MAX_EXPANDED_BYTES", 4096)  # a small cap stands in for 256 MiB
+    with pytest.raises(ConvertError, match="expands to"):
+        render_docx(tmp_path / "big.docx", buf.getvalue())
