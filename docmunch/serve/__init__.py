@@ -66,7 +66,7 @@ def run(*, http: str | None = None, allow_remote: bool = False) -> int:
     import anyio
 
     from docmunch.errors import DocmunchError
-    from docmunch.serve._handlers import ToolContext
+    from docmunch.serve._context import ToolContext
     from docmunch.serve._server import build_server
 
     tool_ctx = ToolContext()

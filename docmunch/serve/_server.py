@@ -26,7 +26,8 @@ from mcp.server.lowlevel import Server
 
 from docmunch import __version__
 from docmunch.errors import DocmunchError
-from docmunch.serve._handlers import HANDLERS, ProgressFn, ToolContext, ToolOutput
+from docmunch.serve._context import ProgressFn, ToolContext, ToolOutput
+from docmunch.serve._handlers import HANDLERS
 from docmunch.serve._tools import INSTRUCTIONS, TOOLS, tool_by_name
 
 __all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "build_server", "max_response_bytes"]
@@ -113,11 +114,12 @@ def apply_ceiling(output: ToolOutput, limit: int) -> dict[str, Any]:
     }
 
 
-def _error_result(message: str, started: float) -> types.CallToolResult:
+def _error_result(message: str, started: float, total_saved: int | None) -> types.CallToolResult:
     meta = {
         "latency_ms": round((time.perf_counter() - started) * 1000, 3),
         "sections_returned": 0,
         "tokens_saved": 0,
+        "total_tokens_saved": total_saved,
     }
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=message)], is_error=True, meta=meta
@@ -148,10 +150,14 @@ def build_server(tool_ctx: ToolContext) -> Server[Any]:
         args = dict(params.arguments or {})
         spec = tool_by_name(name)
         if spec is None:
-            return _error_result(f"unknown tool {name!r}; tools/list shows the available ones", started)
+            return _error_result(
+                f"unknown tool {name!r}; tools/list shows the available ones",
+                started,
+                tool_ctx.peek_tokens_saved(),
+            )
         errors = sorted(_VALIDATORS[name].iter_errors(args), key=lambda e: list(e.absolute_path))
         if errors:
-            return _error_result(_validation_message(name, errors), started)
+            return _error_result(_validation_message(name, errors), started, tool_ctx.peek_tokens_saved())
         progress = _progress_reporter(ctx)
         handler = HANDLERS[name]
         limit = max_response_bytes()
@@ -173,11 +179,13 @@ def build_server(tool_ctx: ToolContext) -> Server[Any]:
                 output, payload, total = await anyio.to_thread.run_sync(work)
         except DocmunchError as err:
             logger.info("%s: %s", name, err)
-            return _error_result(str(err), started)
+            return _error_result(str(err), started, tool_ctx.peek_tokens_saved())
         except Exception as err:
             logger.exception("internal error in tool %s", name)
             return _error_result(
-                f"internal error: {type(err).__name__}: {err} (details in the server's stderr log)", started
+                f"internal error: {type(err).__name__}: {err} (details in the server's stderr log)",
+                started,
+                tool_ctx.peek_tokens_saved(),
             )
         meta: dict[str, Any] = {
             "latency_ms": round((time.perf_counter() - started) * 1000, 3),
