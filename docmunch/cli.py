@@ -8,6 +8,7 @@ traceback (``DOCMUNCH_DEBUG=1`` shows it for internal errors); Ctrl-C exits 130.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import importlib.util
 import json
@@ -15,7 +16,7 @@ import os
 import sys
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -50,17 +51,22 @@ def _cmd_index(args: argparse.Namespace) -> int:
     with Index.open() as index:
         if source.startswith(("http://", "https://")):
             index_url = _optional("docmunch.sources.web", "index_url", "indexing URLs")
-            report: IndexReport = index_url(
-                index,
-                source,
-                repo=args.repo,
-                allow_private=args.allow_private,
-                crawl=args.crawl,
-                max_pages=args.max_pages,
-            )
+            with _source_progress(args, "crawling" if args.crawl else "fetching") as progress:
+                report: IndexReport = index_url(
+                    index,
+                    source,
+                    repo=args.repo,
+                    allow_private=args.allow_private,
+                    crawl=args.crawl,
+                    max_pages=args.max_pages,
+                    scope=args.scope,
+                    concurrency=args.concurrency,
+                    progress=progress,
+                )
         elif source.startswith("github:"):
             index_github = _optional("docmunch.sources.github", "index_github", "indexing GitHub repos")
-            report = index_github(index, source, repo=args.repo)
+            with _source_progress(args, "indexing") as progress:
+                report = index_github(index, source, repo=args.repo, path=args.path, progress=progress)
         else:
             report = _index_local(index, Path(source), args)
     if args.json:
@@ -104,6 +110,51 @@ def _index_local(index: Index, path: Path, args: argparse.Namespace) -> IndexRep
             bar.update(task, completed=done, total=total, description=doc_path[-50:])
 
         return index.index_path(path, progress=progress, **kwargs)
+
+
+@contextlib.contextmanager
+def _source_progress(
+    args: argparse.Namespace, label: str
+) -> Iterator[Callable[[int, int, str], None] | None]:
+    """A rich progress bar on stderr for URL/crawl/GitHub runs (``None`` when not a TTY or --json)."""
+    if not (sys.stderr.isatty() and not getattr(args, "json", False)):
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    columns = (
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.description}"),
+    )
+    with Progress(*columns, console=_stderr_console(), transient=True) as bar:
+        task = bar.add_task("", total=None)
+
+        def progress(done: int, total: int, message: str) -> None:
+            bar.update(task, completed=done, total=total, description=message[-70:])
+
+        yield progress
+
+
+def _cmd_refresh(args: argparse.Namespace) -> int:
+    refresh = _optional("docmunch.sources.crawl", "refresh_repo", "refresh")
+    started = time.perf_counter()
+    with Index.open() as index, _source_progress(args, "refreshing") as progress:
+        report: IndexReport = refresh(index, args.repo, allow_private=args.allow_private, progress=progress)
+    if args.json:
+        _emit_json(report.to_json())
+        return 0
+    console = _console()
+    console.print(
+        f"[bold]{_esc(report.repo)}[/]: {report.docs_indexed} changed, {report.docs_unchanged} unchanged, "
+        f"{report.docs_removed} removed, {len(report.errors)} errors; {report.sections} sections "
+        f"({time.perf_counter() - started:.2f} s)"
+    )
+    for err in report.errors:
+        console.print(f"  [red]error[/] {_esc(err.path)}: {_esc(err.error)}")
+    return 0
 
 
 def _stderr_console() -> Any:
@@ -297,7 +348,17 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--password", help="password of encrypted PDF/DOCX files")
     sp.add_argument("--allow-private", action="store_true", help="allow URLs on private/loopback addresses")
     sp.add_argument("--crawl", action="store_true", help="follow links/sitemaps under the URL")
-    sp.add_argument("--max-pages", type=int, default=200, metavar="N", help="crawl at most N pages")
+    sp.add_argument("--max-pages", type=int, default=500, metavar="N", help="crawl at most N pages (500)")
+    sp.add_argument(
+        "--scope", metavar="PREFIX", help="crawl URLs under this prefix (default: the start folder)"
+    )
+    sp.add_argument("--concurrency", type=int, default=4, metavar="K", help="pages fetched at once (4)")
+    sp.add_argument("--path", metavar="SUBDIR", help="github: index only this folder of the repo")
+
+    sp = cmd("refresh", _cmd_refresh, "re-fetch a URL/crawl/GitHub repo; only changed pages are re-indexed")
+    sp.add_argument("repo", metavar="REPO")
+    sp.add_argument("--allow-private", action="store_true", help="allow private/loopback addresses")
+    sp.add_argument("--json", action="store_true", help="print the report as JSON")
 
     sp = cmd("search", _cmd_search, "search the sections of a repo")
     sp.add_argument("repo", metavar="REPO")

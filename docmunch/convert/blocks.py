@@ -4,7 +4,10 @@ Decisions:
 
 * Headings are ATX (``#`` … ``######``) on one line: inner whitespace and ``<br>`` collapse to a
   single space, a trailing ``#`` run is escaped. A heading nested in a link keeps the link inside
-  (``## [Title](url)``). Inside a GFM table cell a heading is plain cell text.
+  (``## [Title](url)``). Inside a GFM table cell a heading is plain cell text. A heading element
+  carrying :data:`ANCHOR_ATTRIBUTE` (set by :mod:`docmunch.formats.html` to the page's real
+  fragment) ends with a Pandoc-style ``{#id}`` attribute block, which the sectioner strips from
+  the title and uses as the section's anchor; ids that cannot be written there are left out.
 * Admonitions (``div.admonition`` of Sphinx/MkDocs, Docusaurus ``theme-admonition``, VitePress
   ``custom-block``, GitHub ``markdown-alert``, ``<aside>``, ``<details>``) become a block quote
   whose first paragraph is the bold title (``> **Note**``). The GitHub ``> [!NOTE]`` form is not
@@ -25,6 +28,7 @@ from docmunch.convert.escaping import escape_heading_end
 from docmunch.convert.state import Block, State, class_tokens, element_tag, finish_paragraph
 
 __all__ = [
+    "ANCHOR_ATTRIBUTE",
     "EndHandler",
     "join_blocks",
     "prefix_lines",
@@ -45,6 +49,9 @@ _TITLE_CLASSES = re.compile(
     r"^(?:admonition-title|custom-block-title|markdown-alert-title|callout-title|admonitionHeading.*)$"
 )
 _SPACES = re.compile(r"\s+")
+ANCHOR_ATTRIBUTE = "data-docmunch-anchor"
+"""Heading attribute whose value is written as ``{#value}`` after the heading text."""
+_WRITABLE_ID = re.compile(r"[^\s{}#\\]+")
 
 
 def is_admonition(element: etree._Element) -> bool:
@@ -129,12 +136,14 @@ def _end_heading(state: State, element: etree._Element) -> None:
     frame, content = state.pop_block()
     text = single_line(frame.blocks, content)
     if text:
-        state.add_block("heading", "#" * int(frame.data) + " " + escape_heading_end(text))
+        anchor = element.get(ANCHOR_ATTRIBUTE)
+        suffix = f" {{#{anchor}}}" if anchor and _WRITABLE_ID.fullmatch(anchor) else ""
+        state.add_block("heading", "#" * int(frame.data) + " " + escape_heading_end(text) + suffix)
 
 
 def start_quote(state: State, element: etree._Element) -> EndHandler:
     """``<blockquote>``."""
-    if state.cell_depth:
+    if state.flat:
         return start_transparent(state, element)
     state.push_block("quote")
     return _end_quote

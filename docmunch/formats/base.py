@@ -77,7 +77,8 @@ class Rendition:
             anchor: the section heading's fragment (slug or explicit id), if any.
 
         Returns:
-            ``None`` for Markdown/text sources; for web pages ``{"url": url#anchor}``;
+            ``None`` for Markdown/text sources; for web pages ``{"url": url#anchor}`` (the bare
+            URL when ``meta["anchors"]`` lists the page's real fragments and ``anchor`` is not one);
             for DOCX/PDF the shapes of :mod:`docmunch.formats.locators`; otherwise
             ``{"source": source_ref, "positions": [positions of overlapping blocks]}``.
         """
@@ -85,6 +86,9 @@ class Rendition:
             return None
         if self.source_kind in ("html", "url") and self.source_ref:
             url = self.source_ref.split("#", 1)[0]
+            real = self.meta.get("anchors")  # the page's own fragments, when the converter knows them
+            if anchor and real is not None and anchor not in real:
+                anchor = None
             return {"url": f"{url}#{anchor}" if anchor else url}
         overlapping = [b for b in self.blocks if b.md_start < byte_end and b.md_end > byte_start]
         if self.source_kind in ("docx", "pdf"):

@@ -1,0 +1,188 @@
+"""``docmunch extract`` and ``docmunch index URL`` against a real loopback server."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from docmunch_test_siteserver import Reply, SiteServer  # registered by conftest.py
+
+from docmunch.cli import main
+from docmunch.index import Index
+from docmunch.sources import web
+
+JSON_KEYS = {
+    "url",
+    "title",
+    "byline",
+    "excerpt",
+    "site_name",
+    "lang",
+    "dir",
+    "published_time",
+    "platform",
+    "markdown",
+    "text",
+    "content_html",
+    "length",
+}
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_extract_url_json_shape(httpx_site, capsys, docmunch_home):
+    url = httpx_site.url("/advanced/authentication/")
+    code, out, _ = run(capsys, "extract", url, "--format", "json", "--allow-private")
+    assert code == 0
+    data = json.loads(out)
+    assert set(data) == JSON_KEYS
+    assert data["url"] == url
+    assert data["title"] == "Authentication - HTTPX"
+    assert data["platform"] == "mkdocs-material"
+    assert "## Digest authentication" in data["markdown"]
+    assert "{#" not in data["markdown"]  # anchors only in the indexed rendition
+    assert data["length"] == len(data["text"]) > 500
+    assert data["content_html"].lstrip().startswith("<")
+
+
+def test_extract_markdown_and_html_formats(httpx_site, capsys, docmunch_home):
+    url = httpx_site.url("/advanced/authentication/")
+    code, md, _ = run(capsys, "extract", url, "--allow-private")
+    assert code == 0 and md.startswith("# Authentication")
+    code, html, _ = run(capsys, "extract", url, "--format", "html", "--allow-private")
+    assert code == 0 and "<h2" in html and "Digest authentication" in html
+
+
+def test_extract_local_file(fixtures_dir, capsys, docmunch_home):
+    page = fixtures_dir / "docs-sites" / "attrs-sphinx-furo" / "why.html"
+    code, out, _ = run(capsys, "extract", str(page), "--format", "json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["url"] == page.resolve().as_uri()
+    assert data["platform"] == "sphinx-furo"
+
+
+def test_loopback_is_refused_without_allow_private(httpx_site, capsys, docmunch_home, monkeypatch):
+    monkeypatch.delenv("DOCMUNCH_ALLOW_PRIVATE", raising=False)
+    url = httpx_site.url("/")
+    for argv in (["index", url], ["extract", url]):
+        code, out, err = run(capsys, *argv)
+        assert code == 1 and out == ""
+        assert err.count("\n") == 1 and err.startswith("docmunch: ")
+        assert "127.0.0.1" in err and "Traceback" not in err
+    assert httpx_site.hits == []  # refused before any traffic
+
+
+def test_index_url_locators_use_the_pages_real_anchors(sphinx_site, capsys, docmunch_home):
+    url = sphinx_site.url("/why.html")
+    code, out, _ = run(capsys, "index", url, "--allow-private", "--repo", "attrs", "--json")
+    assert code == 0
+    report = json.loads(out)
+    assert (report["docs_indexed"], report["errors"]) == (1, [])
+    with Index.open() as index:
+        sections = index.toc("attrs")
+        assert {s.doc_path for s in sections} == {"why.md"}
+        by_title = {s.title: s for s in sections}
+        # Sphinx puts the id on <section id="data-classes">, not on the <h2>: that id is the anchor.
+        assert by_title["… Data Classes?"].locator == {"url": url + "#data-classes"}
+        assert by_title["Why not…"].locator == {"url": url + "#why-not"}
+        located = index.locate("attrs", by_title["… Pydantic?"].id)
+        assert located["locator"] == {"url": url + "#pydantic"}
+        docs = index.list_docs("attrs")
+        assert docs[0].source_kind == "url" and docs[0].source_ref == url
+    html = (sphinx_site.root / "why.html").read_text()
+    for section in sections:
+        fragment = section.locator["url"].partition("#")[2]
+        if fragment:  # every fragment we hand out exists in the page
+            assert re.search(rf'id="{re.escape(fragment)}"', html), fragment
+
+
+def test_heading_without_real_anchor_gives_bare_url(httpx_site, docmunch_home):
+    url = httpx_site.url("/advanced/authentication/")
+    with Index.open() as index:
+        web.index_url(index, url, allow_private=True)
+        sections = index.toc("127.0.0.1")
+    titles = {s.title: s.locator for s in sections}
+    assert titles["Authentication"] == {"url": url}  # the page's <h1> has no id
+    assert titles["Digest authentication"] == {"url": url + "#digest-authentication"}
+    assert {s.doc_path for s in sections} == {"advanced/authentication/index.md"}
+
+
+def test_reindex_of_unchanged_page_costs_no_extraction(httpx_site, docmunch_home, monkeypatch):
+    calls: list[str | None] = []
+    real = web.render_html
+
+    def counting(data: bytes, *, url: str | None, http_charset: str | None = None):
+        calls.append(url)
+        return real(data, url=url, http_charset=http_charset)
+
+    monkeypatch.setattr(web, "render_html", counting)
+    url = httpx_site.url("/advanced/ssl/")
+    with Index.open() as index:
+        first = web.index_url(index, url, allow_private=True, repo="httpx")
+        state = index.document_state("httpx", "advanced/ssl/index.md")
+        second = web.index_url(index, url, allow_private=True, repo="httpx")
+    assert (first.docs_indexed, second.docs_indexed, second.docs_unchanged) == (1, 0, 1)
+    assert len(calls) == 1
+    assert state is not None and state.meta["etag"].startswith('"')
+    assert [h.status for h in httpx_site.hits] == [200, 304]
+    assert httpx_site.hits[1].headers["if-none-match"] == state.meta["etag"]
+
+    # Without validators (no ETag / Last-Modified) the same body hash also skips extraction.
+    body = (httpx_site.root / "advanced" / "ssl" / "index.html").read_bytes()
+    httpx_site.routes["/advanced/ssl/"] = Reply(body=body)
+    with Index.open() as index:
+        third = web.index_url(index, url, allow_private=True, repo="httpx")
+    assert third.docs_unchanged == 1 and len(calls) == 1
+    assert httpx_site.hits[-1].status == 200
+
+
+def test_markdown_and_text_pages_are_indexed_as_they_are(docmunch_home):
+    server = SiteServer()
+    md = "# Title\n\nIntro.\n\n## Part {#p}\n\nBody é.\n".encode()
+    server.routes["/doc.md"] = Reply(headers={"Content-Type": "text/markdown; charset=utf-8"}, body=md)
+    server.routes["/notes.txt"] = Reply(
+        headers={"Content-Type": "text/plain; charset=utf-8"}, body=b"plain\n"
+    )
+    try:
+        with Index.open() as index:
+            web.index_url(index, server.url("/doc.md"), allow_private=True, repo="r")
+            web.index_url(index, server.url("/notes.txt"), allow_private=True, repo="r")
+            doc = index.toc("r", "doc.md")
+            read = index.get_section("r", doc[1].id)
+            notes = index.toc("r", "notes.md")
+    finally:
+        server.close()
+    assert read.content.encode() == md[md.index(b"## Part") :]
+    assert doc[1].locator == {"url": server.url("/doc.md")}
+    assert len(notes) == 1
+
+
+def test_local_html_file_through_index_path(tmp_path: Path, fixtures_dir, docmunch_home):
+    folder = tmp_path / "site"
+    folder.mkdir()
+    source = fixtures_dir / "docs-sites" / "attrs-sphinx-furo" / "why.html"
+    (folder / "why.html").write_bytes(source.read_bytes())
+    with Index.open() as index:
+        report = index.index_path(folder, repo="local")
+        sections = index.toc("local")
+    assert report.docs_indexed == 1 and not report.errors
+    uri = (folder / "why.html").resolve().as_uri()
+    by_title = {s.title: s for s in sections}
+    assert by_title["… namedtuples?"].locator == {"url": uri + "#namedtuples"}
+    assert all(s.doc_path == "why.html" for s in sections)
+
+
+def test_doc_path_for():
+    assert web.doc_path_for("https://h.org/") == "index.md"
+    assert web.doc_path_for("https://h.org/a/b/") == "a/b/index.md"
+    assert web.doc_path_for("https://h.org/a/b.html") == "a/b.md"
+    assert web.doc_path_for("https://h.org/a/b.md") == "a/b.md"
+    assert web.doc_path_for("https://h.org/a/b") == "a/b.md"
+    assert web.doc_path_for("https://h.org/a?x=1") != web.doc_path_for("https://h.org/a?x=2")
