@@ -131,19 +131,25 @@ class _Query:
         """``[(score, row)]`` best first, at most ``limit``; row = sid, repo, doc_path, title, level,
         summary, byte_start, byte_end, raw_hash."""
         match = self._match(expr)
-        exact = {
-            rowid
-            for (rowid,) in self.conn.execute("SELECT id FROM sections WHERE title_fold = ?", (self.key,))
-        }
         scores: dict[int, float] = {}
-        if exact:
-            marks = ",".join("?" * len(exact))
-            for rowid, rank in self.conn.execute(
-                f"SELECT rowid, bm25(sections_fts, {_WEIGHTS}) FROM sections_fts "
-                f"WHERE sections_fts MATCH ? AND rowid IN ({marks})",
-                (match, *exact),
-            ):
+        # Exact-title rows: ranked inside FTS among themselves ("+rowid" keeps the IN list from
+        # becoming one FTS lookup per row, which is slow for titles repeated thousands of times).
+        has_exact = self.conn.execute(
+            "SELECT 1 FROM sections WHERE title_fold = ? LIMIT 1", (self.key,)
+        ).fetchone()
+        k = self.limit if not self.filters else self.limit * 4
+        while has_exact:
+            exact = self.conn.execute(
+                f"SELECT rowid, bm25(sections_fts, {_WEIGHTS}) AS r FROM sections_fts "
+                "WHERE sections_fts MATCH ? AND +rowid IN (SELECT id FROM sections WHERE title_fold = ?) "
+                "ORDER BY r LIMIT ?",
+                (match, self.key, k),
+            ).fetchall()
+            for rowid, rank in exact:
                 scores[rowid] = -rank + EXACT_TITLE_BOOST
+            if len(exact) < k or len(self._rows(scores)) >= self.limit:
+                break
+            k *= 8
         k = self.limit if not self.filters else self.limit * 4
         while True:
             ranked = self.conn.execute(
