@@ -165,7 +165,9 @@ def test_index_search_read_verify_delete(tmp_path: Path, fixtures_dir: Path) -> 
 
 def test_errors_are_tool_errors_with_guidance(rust_home: Path) -> None:
     async def scenario() -> None:
-        async with connect(rust_home) as client:
+        # GitHub API pointed at a closed local port: whether or not GitHub sources exist yet, the
+        # call must fail as a tool error, never as a fake success or a traceback.
+        async with connect(rust_home, DOCMUNCH_GITHUB_API="http://127.0.0.1:9") as client:
             unknown_repo = await client.call_tool("get_toc", {"repo": "no-such-repo"})
             assert unknown_repo.is_error
             assert "'no-such-repo'" in _text(unknown_repo) and "list_repos" in _text(unknown_repo)
@@ -178,12 +180,32 @@ def test_errors_are_tool_errors_with_guidance(rust_home: Path) -> None:
             relative = await client.call_tool("index_local", {"path": "docs"})
             assert relative.is_error and "absolute path" in _text(relative)
             github = await client.call_tool("index_repo", {"url": "rust-lang/book"})
-            assert github.is_error and "not supported yet" in _text(github)
+            assert github.is_error and _text(github)
+            not_github = await client.call_tool("index_repo", {"url": "https://gitlab.com/a/b"})
+            assert not_github.is_error and "not a GitHub repository" in _text(not_github)
             for result in (unknown_repo, unknown_id, missing_arg, relative, github):
                 assert "Traceback" not in _text(result)
                 assert "latency_ms" in result.meta
 
     anyio.run(scenario)
+
+
+def test_tokens_saved_total_is_persisted(rust_home: Path) -> None:
+    with Index.open(rust_home) as index:
+        before = index.record_tokens_saved(0)
+
+    async def scenario() -> int:
+        async with connect(rust_home) as client:
+            toc = await client.call_tool("get_toc", {"repo": "rust-book", "limit": 1})
+            section_id = toc.structured_content["sections"][0]["id"]
+            read = await client.call_tool("get_section", {"repo": "rust-book", "section_id": section_id})
+            assert read.meta["total_tokens_saved"] >= before + read.meta["tokens_saved"]
+            return int(read.meta["tokens_saved"])
+
+    saved = anyio.run(scenario)
+    assert saved > 0
+    with Index.open(rust_home) as index:
+        assert index.record_tokens_saved(0) >= before + saved
 
 
 def test_paging_and_response_ceiling(rust_home: Path) -> None:
