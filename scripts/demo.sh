@@ -29,12 +29,17 @@ if [ -z "$DEMO_QUERY" ]; then
     if [ "$DOCS" = "docs" ]; then
         DEMO_QUERY="verify section hash"
     else
-        # The first heading of the folder (level >= 1), e.g. a page title.
+        # A heading of the folder's front page (index.md, _index.md, README.md), else of its
+        # first document that is not an attribution/licence file.
         DEMO_QUERY="$("$DM" toc "$repo" --json | "$PY" -c '
 import json, sys
-sections = json.load(sys.stdin)["sections"]
-titles = [s["title"] for s in sections if s["level"] >= 1] or [s["title"] for s in sections]
-print(titles[0] if titles else "documentation")
+sections = [s for s in json.load(sys.stdin)["sections"] if s["level"] >= 1]
+skip = ("notice", "license", "licence", "copying", "changelog", "copyright")
+front = ("index.md", "_index.md", "readme.md")
+def name(s): return s["doc_path"].rsplit("/", 1)[-1].lower()
+usable = [s for s in sections if not name(s).startswith(skip)]
+first = [s for s in usable if "/" not in s["doc_path"] and name(s) in front] or usable
+print(first[0]["title"] if first else "documentation")
 ')"
     fi
 fi
