@@ -155,7 +155,7 @@ def build_server(tool_ctx: ToolContext) -> Server[Any]:
                 started,
                 tool_ctx.peek_tokens_saved(),
             )
-        errors = sorted(_VALIDATORS[name].iter_errors(args), key=lambda e: list(e.absolute_path))
+        errors = sorted(_VALIDATORS[name].iter_errors(args), key=lambda e: [str(p) for p in e.absolute_path])
         if errors:
             return _error_result(_validation_message(name, errors), started, tool_ctx.peek_tokens_saved())
         progress = _progress_reporter(ctx)
