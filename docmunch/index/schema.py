@@ -151,6 +151,12 @@ def ensure_schema(conn: sqlite3.Connection, db_path: Path) -> None:
                 conn.execute("ROLLBACK")
             raise
     except sqlite3.DatabaseError as exc:
+        if "fts5" in str(exc):
+            raise IndexStoreError(
+                f"this Python's SQLite {sqlite3.sqlite_version} has no FTS5 full-text module; "
+                "docmunch needs a Python built with FTS5 (the python.org and distribution builds have it)",
+                path=str(db_path),
+            ) from None
         raise IndexStoreError(f"cannot read index database {db_path}: {exc}", path=str(db_path)) from None
     if version == SCHEMA_VERSION:
         return

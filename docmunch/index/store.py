@@ -3,7 +3,9 @@
 Atomicity: a document is written in ONE transaction (``BEGIN IMMEDIATE`` … ``COMMIT``) after
 its bytes are safely in the raw cache (fsync + rename). Readers see the old document or the
 new one, never a mix; a crash leaves at most an unreferenced raw cache file. Raw files that
-no document refers to any more are deleted after the commit that dropped the last reference.
+no document refers to any more are deleted after the commit that dropped the last reference,
+in a second write transaction (see :meth:`Store._discard_unreferenced` for why that is safe
+with concurrent writers).
 """
 
 from __future__ import annotations
@@ -70,6 +72,9 @@ class PreparedDoc:
     block_rows: list[tuple[Any, ...]]
     pending: Path | None
     """Raw cache file written without fsync (synced by :meth:`Store.commit_documents`)."""
+    data: bytes = b""
+    """The stored bytes, kept until commit to re-create the cache file if another writer's
+    clean-up removed it meanwhile."""
 
 
 class Store:
@@ -240,6 +245,7 @@ class Store:
             fts_rows=fts_rows,
             block_rows=block_rows,
             pending=None if sync else pending,
+            data=data,
         )
 
     def commit_documents(
@@ -260,6 +266,8 @@ class Store:
             with self.write() as conn:
                 repo_id = self._upsert_repo(conn, repo, source)
                 for doc in docs:
+                    if not self.raw.path_for(doc.raw_hash).is_file():
+                        self.raw.put(doc.data, sync=True)  # removed by a concurrent clean-up
                     replaced.extend(_write_doc(conn, repo_id, doc))
         except sqlite3.IntegrityError:
             if len(docs) == 1:
@@ -309,10 +317,19 @@ class Store:
             return int(conn.execute("SELECT value FROM counters WHERE name = 'tokens_saved'").fetchone()[0])
 
     def _discard_unreferenced(self, digests: Sequence[str]) -> None:
-        for digest in set(digests):
-            used = self.conn.execute("SELECT 1 FROM docs WHERE raw_hash = ? LIMIT 1", (digest,)).fetchone()
-            if used is None:
-                self.raw.discard(digest)
+        """Delete raw files no document refers to, under the write lock.
+
+        Holding the lock makes this safe against a concurrent writer: it checks (and if needed
+        re-creates) its raw files inside its own write transaction, so either it commits its
+        reference first (the file is kept) or it sees the file gone and writes it again.
+        """
+        if not digests:
+            return
+        with self.write() as conn:
+            for digest in set(digests):
+                used = conn.execute("SELECT 1 FROM docs WHERE raw_hash = ? LIMIT 1", (digest,)).fetchone()
+                if used is None:
+                    self.raw.discard(digest)
 
 
 def _write_doc(conn: sqlite3.Connection, repo_id: int, doc: PreparedDoc) -> list[str]:

@@ -175,3 +175,25 @@ def test_two_writers_on_one_repo(corpora: IndexedCorpora, tmp_path: Path) -> Non
         assert report.ok
         assert report.sections_checked == corpora.reports["rust-book"].sections
         assert len(index.list_docs("rust-book")) == corpora.reports["rust-book"].docs_indexed
+
+
+def test_commit_recreates_a_raw_file_removed_by_another_writers_cleanup(tmp_path: Path) -> None:
+    from docmunch.index.store import Store
+
+    old = Rendition(markdown=b"# Old\n\nold text\n", source_kind="markdown")
+    new = Rendition(markdown=b"# New\n\nnew text\n", source_kind="markdown")
+    writer_a, writer_b = Store(tmp_path / "home"), Store(tmp_path / "home")
+    writer_a.put_document("r", "a.md", old, source_hash="1" * 64, source="s")
+    # Writer B prepares the old bytes (the cache file exists, so nothing is written) ...
+    prepared = writer_b.prepare_document("r", "b.md", old, source_hash="1" * 64, sync=False)
+    assert prepared.pending is None
+    # ... writer A replaces a.md and cleans up the now unreferenced old file ...
+    writer_a.put_document("r", "a.md", new, source_hash="2" * 64, source="s")
+    assert not writer_a.raw.path_for(prepared.raw_hash).exists()
+    # ... and B's commit puts it back before referring to it.
+    assert writer_b.commit_documents("r", "s", [prepared]) == []
+    assert writer_b.raw.path_for(prepared.raw_hash).read_bytes() == old.markdown
+    writer_a.close()
+    writer_b.close()
+    with Index.open(tmp_path / "home") as index:
+        assert index.verify_repo("r").ok
