@@ -90,7 +90,7 @@ def subtree_text(element: etree._Element) -> str:
 def _split_edges(content: str) -> tuple[str, str, str]:
     core = content.strip(" \n")
     if not core:
-        return "", content, ""
+        return content, "", ""
     start = content.index(core[0])
     lead = content[:start]
     trail = content[start + len(core) :]

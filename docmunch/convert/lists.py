@@ -57,7 +57,7 @@ def _parse_int(value: str | None) -> int | None:
 
 def start_list(state: State, element: etree._Element) -> EndHandler:
     """``<ul>``, ``<ol>``, ``<menu>``."""
-    if state.cell_depth:
+    if state.flat:
         return start_transparent(state, element)
     state.end_paragraph()
     previous = state.last_block_kind()
@@ -89,7 +89,7 @@ def _end_list(state: State, element: etree._Element) -> None:
 
 def start_li(state: State, element: etree._Element) -> EndHandler:
     """``<li>`` (an item outside any list is treated as a bullet item)."""
-    if state.cell_depth:
+    if state.flat:
         state.end_paragraph()
         parent = state.top
         marker = "-"

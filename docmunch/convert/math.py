@@ -26,7 +26,9 @@ _MAX_ANCESTORS = 4
 def is_math_duplicate(element: etree._Element) -> bool:
     """Whether ``element`` is a rendered copy of math whose source is kept elsewhere."""
     tag = element_tag(element)
-    if tag.startswith("mjx-") and tag not in {"mjx-container", "mjx-assistive-mml"}:
+    if tag in {"mjx-container", "mjx-assistive-mml"}:
+        return False
+    if tag.startswith("mjx-"):
         return True
     return not _DUPLICATE_CLASSES.isdisjoint(class_tokens(element))
 

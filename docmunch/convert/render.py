@@ -16,7 +16,7 @@ from lxml import etree
 
 from docmunch.convert import blocks, code, inline, lists, math, tables
 from docmunch.convert.blocks import EndHandler, join_blocks
-from docmunch.convert.state import State, element_tag, finish_paragraph
+from docmunch.convert.state import State, class_tokens, element_tag, finish_paragraph
 from docmunch.errors import ConvertError
 
 __all__ = ["html_to_markdown", "parse_fragment"]
@@ -38,6 +38,10 @@ _TRANSPARENT_BLOCKS = frozenset(
         "dl", "dd", "search", "picture", "details",
     }
 )  # fmt: skip
+
+
+# Heading permalinks (Sphinx, Docusaurus, VitePress, MkDocs, anchor.js): page chrome, not text.
+_PERMALINK_CLASSES = frozenset({"headerlink", "hash-link", "header-anchor", "anchorjs-link", "headeranchor"})
 
 
 def _skip(state: State, element: etree._Element) -> None:
@@ -103,7 +107,7 @@ _HANDLERS: dict[str, StartHandler] = {
 
 
 def _dispatch(state: State, element: etree._Element, tag: str) -> EndHandler | None:
-    if math.is_math_duplicate(element):
+    if math.is_math_duplicate(element) or not _PERMALINK_CLASSES.isdisjoint(class_tokens(element)):
         state.skip()
         return None
     if blocks.is_admonition_title(element):

@@ -20,7 +20,16 @@ from lxml import etree
 from docmunch.convert.emphasis import resolve_markers
 from docmunch.convert.escaping import HTML_WHITESPACE, escape_line_starts, escape_text
 
-__all__ = ["Block", "BlockFrame", "InlineFrame", "State", "class_tokens", "element_tag", "finish_paragraph"]
+__all__ = [
+    "MAX_NESTING",
+    "Block",
+    "BlockFrame",
+    "InlineFrame",
+    "State",
+    "class_tokens",
+    "element_tag",
+    "finish_paragraph",
+]
 
 Block = tuple[str, str]
 """A rendered block: (kind, Markdown without trailing newline). Kinds: ``p``, ``heading``, ``code``,
@@ -72,10 +81,18 @@ def finish_paragraph(content: str) -> str:
     return escape_line_starts(content).replace("\n", "\\\n")
 
 
+_INDENTING = frozenset({"quote", "li"})
+MAX_NESTING = 100
+"""Deepest nesting of list items and block quotes; deeper ones continue at this level.
+
+Indentation makes output size quadratic in depth (5,000 nested lists would be 25 MB of
+spaces) and each level re-indents its content, so depth is capped."""
+
+
 class State:
     """Mutable conversion state shared by the element handlers."""
 
-    __slots__ = ("_walker", "base_url", "cell_depth", "frames", "skipped")
+    __slots__ = ("_walker", "base_url", "cell_depth", "frames", "nesting", "skipped")
 
     def __init__(self, base_url: str | None) -> None:
         self.base_url = base_url
@@ -83,6 +100,9 @@ class State:
         self.frames: list[BlockFrame] = [BlockFrame("root")]
         """Open block frames, root first."""
         self.cell_depth = 0
+        """How many GFM table cells are open (blocks inside render inline)."""
+        self.nesting = 0
+        """How many indenting containers (list items, block quotes) are open."""
         """How many GFM table cells are open (blocks inside render inline)."""
         self.skipped = False
         """Set by :meth:`skip` for the element being started."""
@@ -103,6 +123,11 @@ class State:
     def top(self) -> BlockFrame:
         """The innermost open block frame."""
         return self.frames[-1]
+
+    @property
+    def flat(self) -> bool:
+        """Whether block structure is flattened here (inside a table cell or at the nesting cap)."""
+        return self.cell_depth > 0 or self.nesting >= MAX_NESTING
 
     def in_kind(self, kind: str) -> bool:
         """Whether any open block frame has ``kind``."""
@@ -190,11 +215,15 @@ class State:
             InlineFrame(inline.kind, inline.render, inline.data) for inline in outer.inlines[1:]
         )
         self.frames.append(frame)
+        if kind in _INDENTING:
+            self.nesting += 1
         return frame
 
     def pop_block(self) -> tuple[BlockFrame, str]:
         """Close the current container; returns it and its unfinished inline Markdown."""
         frame = self.frames.pop()
+        if frame.kind in _INDENTING:
+            self.nesting -= 1
         return frame, self._collapse_inlines(frame)
 
     def last_block_kind(self) -> str | None:

@@ -92,7 +92,15 @@ def _span(value: str | None) -> int:
 
 
 def _own_cells(table: etree._Element) -> list[etree._Element]:
-    return [node for node in table.iter() if element_tag(node) in {"td", "th"}]
+    """Cells of ``table``'s own rows (not of nested tables), in document order."""
+    cells: list[etree._Element] = []
+    for child in table:
+        tag = element_tag(child)
+        rows = [child] if tag == "tr" else list(child) if tag in {"thead", "tbody", "tfoot"} else []
+        for row in rows:
+            if element_tag(row) == "tr":
+                cells.extend(cell for cell in row if element_tag(cell) in {"td", "th"})
+    return cells
 
 
 def _is_code_table(table: etree._Element, cells: list[etree._Element]) -> bool:
@@ -100,7 +108,8 @@ def _is_code_table(table: etree._Element, cells: list[etree._Element]) -> bool:
 
 
 def _is_gfm_compatible(table: etree._Element) -> bool:
-    return not any(node is not table and element_tag(node) in _BLOCKING_TAGS for node in table.iter())
+    blocking = table.iter(*(f"{{*}}{tag}" for tag in _BLOCKING_TAGS))
+    return not any(node is not table for node in blocking)
 
 
 def start_table(state: State, element: etree._Element) -> EndHandler | None:
