@@ -7,10 +7,13 @@ import os
 import socket
 import subprocess
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp import Client, StdioServerParameters
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -107,3 +110,18 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+@asynccontextmanager
+async def connect(home: Path, mode: str = "legacy", **env: str) -> AsyncIterator[Client]:
+    """The SDK's stdio client connected to a fresh ``docmunch serve`` over ``home``."""
+    params = StdioServerParameters(
+        command=SERVE_CMD[0], args=SERVE_CMD[1:], env=server_env(home, **env), cwd=str(REPO_ROOT)
+    )
+    async with Client(params, mode=mode) as client:
+        yield client
+
+
+def text_of(result: Any) -> str:
+    """The text blocks of a tool result, joined."""
+    return "".join(block.text for block in result.content if block.type == "text")

@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 import anyio
 import pytest
-from mcp import Client, StdioServerParameters
 
 from docmunch.index import Index
-from tests.serve.conftest import REPO_ROOT, SERVE_CMD, server_env
+from tests.serve.conftest import connect, text_of
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -24,15 +20,6 @@ READERS = {
 WRITERS = {"index_local", "index_url", "index_repo", "delete_index"}
 
 
-@asynccontextmanager
-async def connect(home: Path, mode: str = "legacy", **env: str) -> AsyncIterator[Client]:
-    params = StdioServerParameters(
-        command=SERVE_CMD[0], args=SERVE_CMD[1:], env=server_env(home, **env), cwd=str(REPO_ROOT)
-    )
-    async with Client(params, mode=mode) as client:
-        yield client
-
-
 @pytest.fixture(scope="module")
 def rust_home(tmp_path_factory: pytest.TempPathFactory, fixtures_dir: Path) -> Path:
     """A home with rust-book indexed once through the Index API (the same core the tools call)."""
@@ -40,10 +27,6 @@ def rust_home(tmp_path_factory: pytest.TempPathFactory, fixtures_dir: Path) -> P
     with Index.open(home) as index:
         index.index_path(fixtures_dir / "corpora" / "rust-book", repo="rust-book")
     return home
-
-
-def _text(result: Any) -> str:
-    return "".join(block.text for block in result.content if block.type == "text")
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
@@ -89,7 +72,7 @@ def test_index_search_read_verify_delete(tmp_path: Path, fixtures_dir: Path) -> 
             report = await client.call_tool(
                 "index_local", {"path": str(corpus)}, progress_callback=on_progress
             )
-            assert not report.is_error, _text(report)
+            assert not report.is_error, text_of(report)
             assert report.structured_content["repo"] == "rust-book"
             assert report.structured_content["sections"] > 100
             assert progress and progress[-1][0] == progress[-1][1]
@@ -158,7 +141,7 @@ def test_index_search_read_verify_delete(tmp_path: Path, fixtures_dir: Path) -> 
             deleted = await client.call_tool("delete_index", {"repo": "rust-book"})
             assert deleted.structured_content == {"repo": "rust-book", "deleted": True}
             gone = await client.call_tool("search_sections", {"repo": "rust-book", "query": "borrowing"})
-            assert gone.is_error and "list_repos" in _text(gone)
+            assert gone.is_error and "list_repos" in text_of(gone)
 
     anyio.run(scenario)
 
@@ -170,21 +153,21 @@ def test_errors_are_tool_errors_with_guidance(rust_home: Path) -> None:
         async with connect(rust_home, DOCMUNCH_GITHUB_API="http://127.0.0.1:9") as client:
             unknown_repo = await client.call_tool("get_toc", {"repo": "no-such-repo"})
             assert unknown_repo.is_error
-            assert "'no-such-repo'" in _text(unknown_repo) and "list_repos" in _text(unknown_repo)
+            assert "'no-such-repo'" in text_of(unknown_repo) and "list_repos" in text_of(unknown_repo)
             unknown_id = await client.call_tool(
                 "get_section", {"repo": "rust-book", "section_id": "rust-book::x#1"}
             )
-            assert unknown_id.is_error and "search_sections" in _text(unknown_id)
+            assert unknown_id.is_error and "search_sections" in text_of(unknown_id)
             missing_arg = await client.call_tool("get_section", {"repo": "rust-book"})
-            assert missing_arg.is_error and "'section_id' is a required property" in _text(missing_arg)
+            assert missing_arg.is_error and "'section_id' is a required property" in text_of(missing_arg)
             relative = await client.call_tool("index_local", {"path": "docs"})
-            assert relative.is_error and "absolute path" in _text(relative)
+            assert relative.is_error and "absolute path" in text_of(relative)
             github = await client.call_tool("index_repo", {"url": "rust-lang/book"})
-            assert github.is_error and _text(github)
+            assert github.is_error and text_of(github)
             not_github = await client.call_tool("index_repo", {"url": "https://gitlab.com/a/b"})
-            assert not_github.is_error and "not a GitHub repository" in _text(not_github)
+            assert not_github.is_error and "not a GitHub repository" in text_of(not_github)
             for result in (unknown_repo, unknown_id, missing_arg, relative, github):
-                assert "Traceback" not in _text(result)
+                assert "Traceback" not in text_of(result)
                 assert "latency_ms" in result.meta
 
     anyio.run(scenario)
@@ -222,7 +205,7 @@ def test_paging_and_response_ceiling(rust_home: Path) -> None:
             assert cut["truncated"] is True and whole.meta["truncated"] is True
             assert 0 < len(cut["sections"]) < cut["total"]
             assert cut["next_offset"] == len(cut["sections"])
-            assert len(_text(whole).encode()) <= 6000
+            assert len(text_of(whole).encode()) <= 6000
 
             big = max(
                 (await client.call_tool("get_toc", {"repo": "rust-book", "limit": 1000})).structured_content[
@@ -233,7 +216,7 @@ def test_paging_and_response_ceiling(rust_home: Path) -> None:
             assert big["byte_end"] - big["byte_start"] > 6000
             read = await client.call_tool("get_section", {"repo": "rust-book", "section_id": big["id"]})
             assert read.structured_content["truncated"] is True
-            assert len(_text(read).encode()) <= 6000
+            assert len(text_of(read).encode()) <= 6000
             assert (
                 read.meta["citation"]["byte_end"] == big["byte_end"]
             )  # the citation still names the whole range
@@ -272,7 +255,7 @@ def test_unicode_arguments_round_trip(rust_home: Path) -> None:
         async with connect(rust_home, PYTHONIOENCODING="cp1252") as client:
             for text in ["所有权 借用", "🦀 ownership", "Владение"]:
                 found = await client.call_tool("search_sections", {"query": text})
-                assert not found.is_error, _text(found)
+                assert not found.is_error, text_of(found)
                 assert found.structured_content["query"] == text
 
     anyio.run(scenario)
