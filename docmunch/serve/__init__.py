@@ -13,6 +13,8 @@ Environment:
 - ``DOCMUNCH_MAX_RESPONSE_BYTES``: response ceiling (default 1 MiB).
 - ``DOCMUNCH_TOKEN``: bearer token for HTTP (required for non-loopback binds).
 - ``DOCMUNCH_ALLOWED_ORIGINS``: extra browser origins allowed over HTTP (comma-separated).
+- ``DOCMUNCH_ALLOW_PRIVATE``: ``1`` lets ``index_url``/``extract_url`` reach private addresses
+  (read by the fetcher; off by default).
 """
 
 from __future__ import annotations
