@@ -127,6 +127,8 @@ class Page:
     links: tuple[str, ...] = ()
     """Links found in the page (for unchanged pages: the stored ones)."""
     canonical: str | None = None
+    fetched_bytes: int = 0
+    """Body bytes downloaded for this page (0 for a 304)."""
 
 
 def _conditional(state: DocState | None) -> dict[str, str | None]:
@@ -169,8 +171,9 @@ def load_page(
     if result.not_modified:
         return Page(final, path, "unchanged", links=stored_links)
     digest = hashlib.sha256(result.body).hexdigest()
+    size = len(result.body)
     if state is not None and state.source_hash == digest:
-        return Page(final, path, "unchanged", source_hash=digest, links=stored_links)
+        return Page(final, path, "unchanged", source_hash=digest, links=stored_links, fetched_bytes=size)
     rendition, links, canonical = _render(fetcher, result, final, prefer_markdown)
     meta = {
         **rendition.meta,
@@ -180,7 +183,7 @@ def load_page(
         "content_type": result.content_type,
         "links": list(links),
     }
-    return Page(final, path, "changed", replace(rendition, meta=meta), digest, links, canonical)
+    return Page(final, path, "changed", replace(rendition, meta=meta), digest, links, canonical, size)
 
 
 def _render(

@@ -1,0 +1,93 @@
+"""Site crawl and refresh against a real local docs site (see conftest.py for its traps)."""
+
+from __future__ import annotations
+
+import itertools
+import shutil
+
+from docmunch.index import Index
+from docmunch.sources.crawl import crawl_site, refresh_repo
+from docmunch.sources.web import doc_path_for
+
+
+def expected_docs(site) -> set[str]:
+    allowed = [p for p in site.pages if p != site.disallowed]
+    return {doc_path_for(site.url(f"/docs/{p}")) for p in allowed} | {"docs/extra.md"}
+
+
+def crawl(site, fetcher, **kwargs):
+    with Index.open() as index:
+        report = crawl_site(index, site.url("/docs/"), repo="site", fetcher=fetcher, **kwargs)
+        docs = {d.doc_path for d in index.list_docs("site")}
+    return report, docs
+
+
+def test_crawl_indexes_exactly_the_allowed_in_scope_pages(site, fetcher, docmunch_home):
+    report, docs = crawl(site, fetcher)
+    assert docs == expected_docs(site)
+    assert report.docs_indexed == len(docs)
+    paths = site.server.paths()
+    assert "/blog/" not in paths  # off scope: never fetched
+    assert f"/docs/{site.disallowed}" not in paths  # robots.txt: never fetched
+    assert paths.count("/docs/advanced/ssl/") == 1  # /docs/dup/ names it canonical: stored once
+    assert paths[0] == "/robots.txt"
+    failed = {e.path: e.error for e in report.errors}
+    assert "too many redirects" in failed[site.url("/docs/loop/a")]
+    assert "404" in failed[site.url("/docs/missing/")]
+    assert "timed out" in failed[site.url("/docs/slow/")]
+    assert all(path.startswith(site.url("/docs/")) for path in failed)
+    assert report.docs_skipped >= 2  # the disallowed folder and the canonical duplicate
+
+
+def test_crawl_honours_crawl_delay(site, fetcher, docmunch_home):
+    crawl(site, fetcher, concurrency=4)
+    times = sorted(h.at for h in site.server.hits[1:])  # after robots.txt set the rate
+    gaps = [b - a for a, b in itertools.pairwise(times)]
+    assert len(gaps) > 10
+    assert min(gaps) >= site.crawl_delay - 0.03, min(gaps)
+
+
+def test_max_pages_stops_the_crawl_and_keeps_the_index(site, fetcher, docmunch_home):
+    report, docs = crawl(site, fetcher, max_pages=3)
+    assert report.docs_indexed + len(report.errors) <= 3
+    assert 1 <= len(docs) <= 3
+
+
+def test_markdown_page_from_llms_txt_is_stored_as_is(site, fetcher, docmunch_home):
+    crawl(site, fetcher)
+    with Index.open() as index:
+        sections = index.toc("site", "docs/extra.md")
+        read = index.get_section("site", sections[-1].id)
+    assert [s.title for s in sections] == ["Extra", "Details"]
+    assert read.content == "## Details\n\nMore.\n"
+    assert sections[0].locator == {"url": site.url("/docs/extra.md")}
+
+
+def test_refresh_costs_one_conditional_request_per_unchanged_page(site, fetcher, docmunch_home):
+    _report, docs = crawl(site, fetcher)
+    before = len(site.server.hits)
+    with Index.open() as index:
+        again = refresh_repo(index, "site", fetcher=fetcher)
+    hits = site.server.hits[before:]
+    assert again.docs_unchanged == len(docs) and again.docs_indexed == 0 and not again.errors
+    assert len(hits) == len(docs)  # one request per page
+    assert all(h.status == 304 and "if-none-match" in h.headers for h in hits)
+
+    gone = site.root / "docs" / "environment_variables"
+    shutil.rmtree(gone)
+    with Index.open() as index:
+        third = refresh_repo(index, "site", fetcher=fetcher)
+        left = {d.doc_path for d in index.list_docs("site")}
+    assert third.docs_removed == 1
+    assert left == docs - {"docs/environment_variables/index.md"}
+
+
+def test_full_recrawl_removes_pages_gone_from_the_site(site, fetcher, docmunch_home):
+    crawl(site, fetcher)
+    (site.root / "docs" / "extra.md").unlink()
+    llms = site.root / "docs" / "llms.txt"
+    llms.write_text(llms.read_text().replace("- [Extra](extra.md): a Markdown page\n", ""))
+    report, docs = crawl(site, fetcher)
+    assert "docs/extra.md" not in docs
+    assert report.docs_removed == 1
+    assert report.docs_unchanged == len(docs)  # everything else answered 304
