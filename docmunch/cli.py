@@ -66,7 +66,14 @@ def _cmd_index(args: argparse.Namespace) -> int:
         elif source.startswith("github:"):
             index_github = _optional("docmunch.sources.github", "index_github", "indexing GitHub repos")
             with _source_progress(args, "indexing") as progress:
-                report = index_github(index, source, repo=args.repo, path=args.path, progress=progress)
+                report = index_github(
+                    index,
+                    source,
+                    repo=args.repo,
+                    path=args.path,
+                    progress=progress,
+                    allow_private=args.allow_private,
+                )
         else:
             report = _index_local(index, Path(source), args)
     if args.json:
