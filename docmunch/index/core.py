@@ -82,6 +82,7 @@ class Index:
         password: str | None = None,
         exclude: Sequence[str] = (),
         progress: indexer.Progress | None = None,
+        workers: int | None = None,
     ) -> IndexReport:
         """Index a folder or one file; see :func:`docmunch.index.indexer.index_path`."""
         return indexer.index_path(
@@ -93,6 +94,7 @@ class Index:
             password=password,
             exclude=exclude,
             progress=progress,
+            workers=workers,
         )
 
     def put_document(

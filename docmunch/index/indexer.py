@@ -1,14 +1,16 @@
 """Indexing a folder or a single file into a repo (incremental by file sha256).
 
 For every file the walker accepts (:mod:`docmunch.index.walk`): read its bytes, hash them,
-and when the sha256 equals the stored ``source_hash`` count it unchanged — it is neither
-rendered nor parsed. Otherwise render it (:func:`docmunch.formats.render_file`), section it
-and store it. Documents are committed in batches (:data:`BATCH_DOCS`): their raw cache files
-are fsynced together, then one transaction writes the batch, so a crash loses at most the
-uncommitted batch and never leaves a half-written document. A file that
-cannot be read, rendered or sectioned becomes an ``errors`` entry and keeps its previous
-index entry. After a folder walk, documents whose file disappeared (or is now excluded or
-skipped) are removed. Indexing a single file never removes other documents.
+and when the sha256 equals the stored ``source_hash`` (and the raw cache file is present)
+count it unchanged — it is neither rendered nor parsed. Otherwise render it
+(:func:`docmunch.formats.render_file`), section it (:mod:`docmunch.index.prepare`, in worker
+processes for large runs) and store it. Documents are committed in batches
+(:data:`BATCH_DOCS`): their raw cache files are fsynced together, then one transaction
+writes the batch, so a crash loses at most the uncommitted batch and never leaves a
+half-written document. A file that cannot be read, rendered or sectioned becomes an
+``errors`` entry and keeps its previous index entry. After a folder walk, documents whose
+file disappeared (or is now excluded or skipped) are removed. Indexing a single file never
+removes other documents.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from docmunch.errors import DocmunchError, SourceError
-from docmunch.formats import render_file, supported_suffixes
+from docmunch.errors import SourceError
+from docmunch.formats import supported_suffixes
+from docmunch.index.prepare import Prepared, prepare_files
 from docmunch.index.records import FileError, IndexReport
 from docmunch.index.store import PreparedDoc, Store
 from docmunch.index.walk import WalkFile, looks_binary, walk
@@ -31,11 +34,6 @@ DEFAULT_MAX_FILE_BYTES = 5 * 2**20
 
 Progress = Callable[[int, int, str], None]
 """``progress(done, total, doc_path)``: called after each file."""
-
-
-def _one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    return text if isinstance(exc, DocmunchError) else f"{type(exc).__name__}: {text}"
 
 
 BATCH_DOCS = 64
@@ -53,21 +51,12 @@ class _Batch:
         self.bytes = 0
         self.committed = 0
 
-    def add(self, item: WalkFile, data: bytes, digest: str, password: str | None) -> None:
-        try:
-            rendition = render_file(item.path, data, password=password)
-            doc = self.store.prepare_document(
-                self.repo, item.doc_path, rendition, source_hash=digest, sync=False
-            )
-        except DocmunchError as exc:
-            self.errors.append(FileError(item.doc_path, _one_line(exc)))
+    def add(self, doc_path: str, result: Prepared) -> None:
+        if isinstance(result, str):
+            self.errors.append(FileError(doc_path, result))
             return
-        except (ValueError, UnicodeError, LookupError, OSError) as exc:
-            # A renderer choked on malformed input: report it, keep going.
-            self.errors.append(FileError(item.doc_path, _one_line(exc)))
-            return
-        self.docs.append(doc)
-        self.bytes += doc.values[5]
+        self.docs.append(result)
+        self.bytes += result.values[5]
         if len(self.docs) >= BATCH_DOCS or self.bytes >= BATCH_BYTES:
             self.flush()
 
@@ -90,6 +79,7 @@ def index_path(
     password: str | None = None,
     exclude: Sequence[str] = (),
     progress: Progress | None = None,
+    workers: int | None = None,
 ) -> IndexReport:
     """Index a folder (recursively) or one file.
 
@@ -102,6 +92,7 @@ def index_path(
         password: for encrypted PDF/DOCX files.
         exclude: extra ignore patterns (``.gitignore`` syntax) relative to the folder.
         progress: ``progress(done, total, doc_path)`` after each file.
+        workers: parser processes (default: automatic, see :mod:`docmunch.index.prepare`).
 
     Returns:
         The :class:`IndexReport` (``sections`` = total in the repo after the run).
@@ -146,9 +137,10 @@ def index_path(
     errors: list[FileError] = []
     seen: set[str] = set()
     unchanged = 0
-    batch = _Batch(store, name, source, errors)
+    todo: list[tuple[Path, str]] = []
     total = len(files)
-    for done, item in enumerate(files, start=1):
+    done = 0
+    for item in files:
         seen.add(item.doc_path)
         try:
             data = item.path.read_bytes()
@@ -161,17 +153,27 @@ def index_path(
             else:
                 digest = hashlib.sha256(data).hexdigest()
                 stored = known.get(item.doc_path)
-                if (
+                if not (
                     incremental
                     and stored is not None
                     and stored[0] == digest
                     and store.raw.path_for(stored[1]).is_file()
                 ):
-                    unchanged += 1
-                else:
-                    batch.add(item, data, digest, password)
+                    todo.append((item.path, item.doc_path))
+                    continue
+                unchanged += 1
+        done += 1
         if progress is not None:
             progress(done, total, item.doc_path)
+
+    # Changed files are read again by the parser (in worker processes for large runs); the
+    # stored source_hash is the sha256 of the bytes actually parsed.
+    batch = _Batch(store, name, source, errors)
+    for doc_path, result in prepare_files(store.raw.root, name, todo, password=password, workers=workers):
+        batch.add(doc_path, result)
+        done += 1
+        if progress is not None:
+            progress(done, total, doc_path)
     batch.flush()
     indexed = batch.committed
 

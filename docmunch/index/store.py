@@ -32,7 +32,7 @@ from docmunch.index.schema import connect, ensure_schema
 from docmunch.index.text import fts_text
 from docmunch.section import ParsedDocument, Section, split_markdown, split_text
 
-__all__ = ["DB_NAME", "PreparedDoc", "Store", "default_home", "utc_now"]
+__all__ = ["DB_NAME", "PreparedDoc", "Store", "default_home", "prepare_document", "utc_now"]
 
 DB_NAME = "index.sqlite3"
 
@@ -211,42 +211,8 @@ class Store:
     def prepare_document(
         self, repo: str, doc_path: str, rendition: Rendition, *, source_hash: str, sync: bool = True
     ) -> PreparedDoc:
-        """Section a rendition and put its bytes in the raw cache; nothing is visible yet.
-
-        With ``sync=False`` the raw file is not fsynced here: :meth:`commit_documents` syncs
-        all pending files of a batch together before its transaction.
-
-        Raises:
-            ConvertError: the rendition is not valid UTF-8. IndexStoreError: cache write failed.
-        """
-        if not repo or "::" in repo:
-            raise IndexStoreError(f"invalid repo name {repo!r}: it must be non-empty and contain no '::'")
-        parsed = parse_rendition(rendition, repo=repo, doc_path=doc_path)
-        data = rendition.markdown
-        section_rows, fts_rows = _section_rows(data, parsed.sections, rendition)
-        block_rows = [
-            (i, b.md_start, b.md_end, b.kind, b.text, json.dumps(list(b.positions), ensure_ascii=False))
-            for i, b in enumerate(rendition.blocks)
-        ]
-        raw_hash, pending = self.raw.put(data, sync=sync)
-        return PreparedDoc(
-            doc_path=doc_path,
-            values=(
-                rendition.title or parsed.title or doc_path.rsplit("/", 1)[-1],
-                rendition.source_kind,
-                rendition.source_ref,
-                source_hash,
-                raw_hash,
-                len(data),
-                json.dumps(rendition.meta, ensure_ascii=False, default=str),
-            ),
-            raw_hash=raw_hash,
-            section_rows=section_rows,
-            fts_rows=fts_rows,
-            block_rows=block_rows,
-            pending=None if sync else pending,
-            data=data,
-        )
+        """Section a rendition and put its bytes in the raw cache; see :func:`prepare_document`."""
+        return prepare_document(self.raw, repo, doc_path, rendition, source_hash=source_hash, sync=sync)
 
     def commit_documents(
         self, repo: str, source: str | None, docs: Sequence[PreparedDoc]
@@ -330,6 +296,47 @@ class Store:
                 used = conn.execute("SELECT 1 FROM docs WHERE raw_hash = ? LIMIT 1", (digest,)).fetchone()
                 if used is None:
                     self.raw.discard(digest)
+
+
+def prepare_document(
+    raw: RawCache, repo: str, doc_path: str, rendition: Rendition, *, source_hash: str, sync: bool = True
+) -> PreparedDoc:
+    """Section a rendition and put its bytes in the raw cache; nothing is visible yet.
+
+    With ``sync=False`` the raw file is not fsynced here: :meth:`Store.commit_documents` syncs
+    all pending files of a batch together before its transaction.
+
+    Raises:
+        ConvertError: the rendition is not valid UTF-8. IndexStoreError: cache write failed.
+    """
+    if not repo or "::" in repo:
+        raise IndexStoreError(f"invalid repo name {repo!r}: it must be non-empty and contain no '::'")
+    parsed = parse_rendition(rendition, repo=repo, doc_path=doc_path)
+    data = rendition.markdown
+    section_rows, fts_rows = _section_rows(data, parsed.sections, rendition)
+    block_rows = [
+        (i, b.md_start, b.md_end, b.kind, b.text, json.dumps(list(b.positions), ensure_ascii=False))
+        for i, b in enumerate(rendition.blocks)
+    ]
+    raw_hash, pending = raw.put(data, sync=sync)
+    return PreparedDoc(
+        doc_path=doc_path,
+        values=(
+            rendition.title or parsed.title or doc_path.rsplit("/", 1)[-1],
+            rendition.source_kind,
+            rendition.source_ref,
+            source_hash,
+            raw_hash,
+            len(data),
+            json.dumps(rendition.meta, ensure_ascii=False, default=str),
+        ),
+        raw_hash=raw_hash,
+        section_rows=section_rows,
+        fts_rows=fts_rows,
+        block_rows=block_rows,
+        pending=None if sync else pending,
+        data=data,
+    )
 
 
 def _write_doc(conn: sqlite3.Connection, repo_id: int, doc: PreparedDoc) -> list[str]:

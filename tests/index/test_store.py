@@ -125,6 +125,24 @@ def _cli(home: Path, *args: str) -> subprocess.Popen[bytes]:
     )
 
 
+def _children(pid: int) -> list[int]:
+    """Child pids of ``pid`` (Linux /proc)."""
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        text = (task / "children").read_text()
+        found.extend(int(p) for p in text.split())
+    return found
+
+
+def _alive(pid: int) -> bool:
+    """The process exists and is not a zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
 def test_kill_9_mid_run_leaves_previous_index_readable(corpora: IndexedCorpora, tmp_path: Path) -> None:
     home = tmp_path / "home"
     shutil.copytree(corpora.home, home)
@@ -142,11 +160,17 @@ def test_kill_9_mid_run_leaves_previous_index_readable(corpora: IndexedCorpora, 
                 break
             time.sleep(0.05)
         assert proc.poll() is None, "the index run finished before it could be interrupted"
+        workers = _children(proc.pid)
         proc.send_signal(signal.SIGKILL)
     finally:
         proc.wait()
     assert proc.returncode == -signal.SIGKILL
     assert 0 < committed < corpora.reports["k8s-en"].docs_indexed
+    # Parser worker processes notice their parent died and exit instead of lingering.
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [pid for pid in workers if _alive(pid)]
 
     with sqlite3.connect(home / "index.sqlite3") as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"

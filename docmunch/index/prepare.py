@@ -1,0 +1,125 @@
+"""Rendering and sectioning of changed files — in worker processes when there are many.
+
+Parsing Markdown is the CPU-bound part of indexing (the database writes are not), so when a
+run has at least :data:`PARALLEL_MIN_DOCS` files to (re)parse and the machine has more than
+one CPU, the files are rendered and sectioned in a ``ProcessPoolExecutor``. Workers are
+*forked* — no re-import of the caller's ``__main__`` (which ``spawn``/``forkserver`` need, and
+which breaks unguarded scripts) — and only when the calling process has a single thread
+(forking a threaded process can deadlock); otherwise, e.g. inside the MCP server, parsing
+runs in this process. Workers never touch the parent's SQLite connections and leave with
+``os._exit`` (multiprocessing's rule), so those are never closed or checkpointed by a child.
+Each worker reads the file itself, hashes the bytes it read, writes them to the raw cache
+(not yet fsynced) and returns a :class:`~docmunch.index.store.PreparedDoc`; the parent
+commits them in order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from functools import partial
+from pathlib import Path
+
+from docmunch.errors import DocmunchError
+from docmunch.formats import render_file
+from docmunch.index.rawcache import RawCache
+from docmunch.index.store import PreparedDoc, prepare_document
+
+__all__ = ["MAX_WORKERS", "PARALLEL_MIN_DOCS", "Prepared", "one_line", "prepare_files"]
+
+PARALLEL_MIN_DOCS = 48
+"""Below this many files to parse, worker start-up (~0.3 s) costs more than it saves."""
+MAX_WORKERS = 4
+"""Upper bound on worker processes (also bounded by the CPUs this process may use)."""
+
+Prepared = PreparedDoc | str
+"""A prepared document, or the one-line error message of a file that failed."""
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception as a one-line message (type name added for non-docmunch errors)."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if isinstance(exc, DocmunchError) else f"{type(exc).__name__}: {text}"
+
+
+def _cpus() -> int:
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def _watch_parent(parent: int) -> None:
+    """Worker initializer: exit when the parent dies (e.g. ``kill -9``) instead of lingering.
+
+    Forked workers inherit the task queue's write end, so they would otherwise wait forever.
+    """
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.2)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="docmunch-parent-watch", daemon=True).start()
+
+
+def prepare_file(raw_root: Path, repo: str, password: str | None, path: Path, doc_path: str) -> Prepared:
+    """Read, hash, render and section one file (runs in a worker or inline).
+
+    Returns:
+        The :class:`PreparedDoc` (raw file written, not fsynced) or a one-line error message
+        for a file that cannot be read, rendered or sectioned.
+    """
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return f"cannot read file: {exc.strerror or exc}"
+    digest = hashlib.sha256(data).hexdigest()
+    try:
+        rendition = render_file(path, data, password=password)
+        return prepare_document(RawCache(raw_root), repo, doc_path, rendition, source_hash=digest, sync=False)
+    except DocmunchError as exc:
+        return one_line(exc)
+    except (ValueError, UnicodeError, LookupError, OSError) as exc:
+        # A renderer choked on malformed input: report it, keep going.
+        return one_line(exc)
+
+
+def prepare_files(
+    raw_root: Path,
+    repo: str,
+    files: Sequence[tuple[Path, str]],
+    *,
+    password: str | None = None,
+    workers: int | None = None,
+) -> Iterator[tuple[str, Prepared]]:
+    """Prepare ``files`` (``(path, doc_path)`` pairs); yields ``(doc_path, result)`` in order.
+
+    Args:
+        raw_root: the raw cache folder.
+        repo: repo name (first part of section ids).
+        files: the files to parse.
+        password: for encrypted PDF/DOCX.
+        workers: number of processes; default ``min(CPUs, MAX_WORKERS)`` when there are at
+            least :data:`PARALLEL_MIN_DOCS` files, else 1 (in this process). Forced to 1 when
+            the caller has more than one thread.
+    """
+    job: Callable[[Path, str], Prepared] = partial(prepare_file, raw_root, repo, password)
+    if workers is None:
+        workers = min(_cpus(), MAX_WORKERS) if len(files) >= PARALLEL_MIN_DOCS else 1
+    can_fork = "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+    if workers <= 1 or not can_fork:
+        for path, doc_path in files:
+            yield doc_path, job(path, doc_path)
+        return
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=_watch_parent, initargs=(os.getpid(),)
+    ) as pool:
+        paths = [p for p, _ in files]
+        doc_paths = [d for _, d in files]
+        yield from zip(doc_paths, pool.map(job, paths, doc_paths, chunksize=4), strict=True)
