@@ -30,6 +30,7 @@ TARGETS = {
     "search_p95_ms": 10.0,
     "section_p95_ms": 1.0,
     "peak_rss_mb": 300.0,
+    "peak_rss_worker_mb": 300.0,
 }
 EXCLUDE = ("NOTICE.md",)
 QUERIES = 300
@@ -99,6 +100,8 @@ def measure(fixtures: Path) -> dict[str, Any]:
         result["section_p95_ms"] = round(_pct(reads, 0.95), 4)
         index.close()
     result["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+    # Largest parser worker process (cold runs parse in forked workers).
+    result["peak_rss_worker_mb"] = round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1)
     return result
 
 

@@ -116,3 +116,14 @@ def test_exclude_patterns_remove_documents(tmp_path: Path) -> None:
         report = index.index_path(root, exclude=["NOTICE.md"])
         assert report.docs_removed == 2
         assert [d.doc_path for d in index.list_docs("docs")] == ["keep.md"]
+
+
+def test_parallel_and_serial_parsing_store_the_same_sections(fixtures_dir: Path, tmp_path: Path) -> None:
+    book = fixtures_dir / "corpora" / "rust-book"
+    tocs = []
+    for workers in (1, 2):
+        with Index.open(tmp_path / f"home{workers}") as index:
+            report = index.index_path(book, exclude=["NOTICE.md"], workers=workers)
+            assert report.errors == () and report.docs_indexed == 112
+            tocs.append(index.toc("rust-book"))
+    assert tocs[0] == tocs[1]
