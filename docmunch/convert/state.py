@@ -81,6 +81,20 @@ def finish_paragraph(content: str) -> str:
     return escape_line_starts(content).replace("\n", "\\\n")
 
 
+def _append(parts: list[str], markdown: str) -> None:
+    """Append rendered Markdown; a literal ``!`` right before a link's ``[`` gets escaped
+    (``![`` would open an image)."""
+    if not markdown:
+        return
+    if markdown.startswith("[") and parts:
+        previous = parts[-1]
+        if previous.endswith("!"):
+            backslashes = len(previous) - 1 - len(previous[:-1].rstrip("\\"))
+            if backslashes % 2 == 0:
+                parts[-1] = previous[:-1] + "\\!"
+    parts.append(markdown)
+
+
 _INDENTING = frozenset({"quote", "li"})
 MAX_NESTING = 100
 """Deepest nesting of list items and block quotes; deeper ones continue at this level.
@@ -155,7 +169,7 @@ class State:
         if not markdown:
             return
         frame = self.top
-        frame.inlines[-1].parts.append(markdown)
+        _append(frame.inlines[-1].parts, markdown)
         frame.last_space = ends_in_space
 
     def push_inline(self, kind: str, render: InlineRender, data: Any = None) -> None:
@@ -169,7 +183,7 @@ class State:
             return
         frame = inlines.pop()
         assert frame.render is not None
-        inlines[-1].parts.append(frame.render(frame, "".join(frame.parts)))
+        _append(inlines[-1].parts, frame.render(frame, "".join(frame.parts)))
 
     def inline_kinds(self) -> list[str]:
         """Kinds of the open inline frames of the current block, outermost first."""
@@ -184,7 +198,7 @@ class State:
             inner = inlines[index]
             if inner.parts:
                 assert inner.render is not None
-                inlines[index - 1].parts.append(inner.render(inner, "".join(inner.parts)))
+                _append(inlines[index - 1].parts, inner.render(inner, "".join(inner.parts)))
                 inner.parts = []
         content = "".join(inlines[0].parts)
         inlines[0].parts = []
