@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import multiprocessing
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -53,11 +54,13 @@ def _cpus() -> int:
     return os.cpu_count() or 1
 
 
-def _watch_parent(parent: int) -> None:
-    """Worker initializer: exit when the parent dies (e.g. ``kill -9``) instead of lingering.
+def _init_worker(parent: int) -> None:
+    """Worker initializer: leave Ctrl-C to the parent, and exit when the parent dies.
 
-    Forked workers inherit the task queue's write end, so they would otherwise wait forever.
+    Forked workers inherit the task queue's write end, so after a ``kill -9`` of the parent
+    they would otherwise wait forever.
     """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def watch() -> None:
         while os.getppid() == parent:
@@ -117,9 +120,13 @@ def prepare_files(
             yield doc_path, job(path, doc_path)
         return
     context = multiprocessing.get_context("fork")
-    with ProcessPoolExecutor(
-        max_workers=workers, mp_context=context, initializer=_watch_parent, initargs=(os.getpid(),)
-    ) as pool:
+    pool = ProcessPoolExecutor(
+        max_workers=workers, mp_context=context, initializer=_init_worker, initargs=(os.getpid(),)
+    )
+    try:
         paths = [p for p, _ in files]
         doc_paths = [d for _, d in files]
         yield from zip(doc_paths, pool.map(job, paths, doc_paths, chunksize=4), strict=True)
+    finally:
+        # On Ctrl-C or an error in the caller, drop the queued files instead of parsing them all.
+        pool.shutdown(wait=True, cancel_futures=True)
