@@ -221,3 +221,39 @@ def test_commit_recreates_a_raw_file_removed_by_another_writers_cleanup(tmp_path
     writer_b.close()
     with Index.open(tmp_path / "home") as index:
         assert index.verify_repo("r").ok
+
+
+def test_one_index_shared_by_threads_while_writing(corpora: IndexedCorpora, tmp_path: Path) -> None:
+    import threading
+
+    home = tmp_path / "home"
+    shutil.copytree(corpora.home, home)
+    errors: list[BaseException] = []
+    reads = [0]
+    stop = threading.Event()
+    with Index.open(home) as index:
+        ids = [s.id for s in index.toc("rust-book")[:50]]
+
+        def reader() -> None:
+            try:
+                while not stop.is_set():
+                    for sid in ids[:10]:
+                        assert index.get_section("rust-book", sid, verify=True).verified is True
+                    assert index.search("ownership", repo="rust-book")
+                    reads[0] += 1
+            except BaseException as exc:  # collected for the main thread
+                errors.append(exc)
+
+        threads = [threading.Thread(target=reader) for _ in range(3)]
+        for t in threads:
+            t.start()
+        try:
+            report = index.index_path(corpora.root / "rust-book", repo="book-again", exclude=["NOTICE.md"])
+        finally:
+            stop.set()
+            for t in threads:
+                t.join()
+        assert errors == []
+        assert reads[0] > 0
+        assert report.docs_indexed == corpora.reports["rust-book"].docs_indexed
+        assert index.verify_repo("book-again").ok
