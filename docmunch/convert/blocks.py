@@ -25,11 +25,12 @@ from lxml import etree
 
 from docmunch.convert.emphasis import CLOSE, OPEN, resolve_markers
 from docmunch.convert.escaping import escape_heading_end
-from docmunch.convert.state import Block, State, class_tokens, element_tag, finish_paragraph
+from docmunch.convert.state import Block, State, element_tag, finish_paragraph
 
 __all__ = [
     "ANCHOR_ATTRIBUTE",
     "EndHandler",
+    "admonition_role",
     "join_blocks",
     "prefix_lines",
     "single_line",
@@ -44,28 +45,26 @@ __all__ = [
 
 EndHandler = Callable[[State, etree._Element], None]
 
-_ADMONITION_CLASSES = re.compile(r"^(?:admonition|theme-admonition|custom-block|markdown-alert|callout)$")
-_TITLE_CLASSES = re.compile(
-    r"^(?:admonition-title|custom-block-title|markdown-alert-title|callout-title|admonitionHeading.*)$"
+_ADMONITION_CLASSES = frozenset(
+    {"admonition", "theme-admonition", "custom-block", "markdown-alert", "callout"}
 )
+_TITLE_CLASSES = frozenset(
+    {"admonition-title", "custom-block-title", "markdown-alert-title", "callout-title"}
+)
+_TITLE_PREFIX = "admonitionHeading"  # Docusaurus CSS-module class, e.g. admonitionHeading_Gvgb
 _SPACES = re.compile(r"\s+")
 ANCHOR_ATTRIBUTE = "data-docmunch-anchor"
 """Heading attribute whose value is written as ``{#value}`` after the heading text."""
 _WRITABLE_ID = re.compile(r"[^\s{}#\\]+")
 
 
-def is_admonition(element: etree._Element) -> bool:
-    """Whether ``element`` is an admonition / callout container."""
-    if element_tag(element) in {"aside", "details"}:
-        return True
-    return any(_ADMONITION_CLASSES.match(token) for token in class_tokens(element))
-
-
-def is_admonition_title(element: etree._Element) -> bool:
-    """Whether ``element`` is the title line of an admonition."""
-    if element_tag(element) == "summary":
-        return True
-    return any(_TITLE_CLASSES.match(token) for token in class_tokens(element))
+def admonition_role(tokens: frozenset[str]) -> str | None:
+    """``"title"``, ``"admonition"`` or ``None`` for an element with these class tokens."""
+    if not _TITLE_CLASSES.isdisjoint(tokens) or any(token.startswith(_TITLE_PREFIX) for token in tokens):
+        return "title"
+    if not _ADMONITION_CLASSES.isdisjoint(tokens):
+        return "admonition"
+    return None
 
 
 def prefix_lines(text: str, first: str, rest: str, *, blank: str = "") -> str:

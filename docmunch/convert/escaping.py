@@ -78,7 +78,11 @@ def escape_line_starts(block: str) -> str:
 
 
 def escape_heading_end(text: str) -> str:
-    """Escape a trailing run of ``#`` that an ATX heading would take as its closing sequence."""
+    """Escape a trailing run of ``#`` that an ATX heading would take as its closing sequence,
+    and a trailing literal ``{#...}`` that would read as a heading attribute block (``\\{``)."""
+    attribute = re.search(r"\{#[^{}]*\}[ \t]*$", text)
+    if attribute is not None:
+        text = text[: attribute.start()] + "\\" + text[attribute.start() :]
     match = re.search(r"(^|[ \t])(#+)[ \t]*$", text)
     if match is None:
         return text

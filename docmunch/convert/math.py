@@ -23,14 +23,14 @@ _DISPLAY_CLASSES = frozenset({"katex-display", "math-display", "MathJax_Display"
 _MAX_ANCESTORS = 4
 
 
-def is_math_duplicate(element: etree._Element) -> bool:
-    """Whether ``element`` is a rendered copy of math whose source is kept elsewhere."""
-    tag = element_tag(element)
+def is_math_duplicate(tag: str, tokens: frozenset[str]) -> bool:
+    """Whether an element (local ``tag``, class ``tokens``) is a rendered copy of math whose
+    source is kept elsewhere."""
     if tag in {"mjx-container", "mjx-assistive-mml"}:
         return False
     if tag.startswith("mjx-"):
         return True
-    return not _DUPLICATE_CLASSES.isdisjoint(class_tokens(element))
+    return not _DUPLICATE_CLASSES.isdisjoint(tokens)
 
 
 def is_math_script(element: etree._Element) -> bool:

@@ -16,7 +16,7 @@ from lxml import etree
 
 from docmunch.convert import blocks, code, inline, lists, math, tables
 from docmunch.convert.blocks import EndHandler, join_blocks
-from docmunch.convert.state import State, class_tokens, element_tag, finish_paragraph
+from docmunch.convert.state import State, element_tag, finish_paragraph
 from docmunch.errors import ConvertError
 
 __all__ = ["html_to_markdown", "parse_fragment"]
@@ -35,7 +35,7 @@ _TRANSPARENT_BLOCKS = frozenset(
     {
         "html", "body", "p", "div", "section", "article", "main", "header", "footer", "nav",
         "address", "center", "figure", "figcaption", "form", "fieldset", "legend", "hgroup",
-        "dl", "dd", "search", "picture", "details",
+        "dl", "dd", "search", "picture",
     }
 )  # fmt: skip
 
@@ -65,6 +65,7 @@ _HANDLERS: dict[str, StartHandler] = {
     **{f"h{level}": blocks.start_heading for level in range(1, 7)},
     "blockquote": blocks.start_quote,
     "aside": blocks.start_admonition,
+    "details": blocks.start_admonition,
     "summary": blocks.start_title,
     "dt": blocks.start_dt,
     "hr": blocks.start_hr,
@@ -107,16 +108,18 @@ _HANDLERS: dict[str, StartHandler] = {
 
 
 def _dispatch(state: State, element: etree._Element, tag: str) -> EndHandler | None:
-    if math.is_math_duplicate(element) or not _PERMALINK_CLASSES.isdisjoint(class_tokens(element)):
-        state.skip()
-        return None
-    if blocks.is_admonition_title(element):
-        return blocks.start_title(state, element)
-    if tag not in {"details", "aside"} and blocks.is_admonition(element):
-        return blocks.start_admonition(state, element)
+    classes = element.get("class")
+    if classes is not None or tag.startswith("mjx-"):
+        tokens = frozenset(classes.split()) if classes else frozenset()
+        if math.is_math_duplicate(tag, tokens) or not _PERMALINK_CLASSES.isdisjoint(tokens):
+            state.skip()
+            return None
+        role = blocks.admonition_role(tokens)
+        if role == "title":
+            return blocks.start_title(state, element)
+        if role == "admonition":
+            return blocks.start_admonition(state, element)
     handler = _HANDLERS.get(tag)
-    if tag == "details":
-        return blocks.start_admonition(state, element)
     return handler(state, element) if handler is not None else None
 
 

@@ -246,12 +246,21 @@ class State:
         return blocks[-1][0] if blocks else None
 
 
+_TAG_NAMES: dict[str, str] = {}
+_TAG_CACHE_SIZE = 4096
+
+
 def element_tag(element: etree._Element) -> str:
     """Lower-case local tag name ("" for comments and processing instructions)."""
     tag = element.tag
     if not isinstance(tag, str):
         return ""
-    return tag.rpartition("}")[2].lower()
+    name = _TAG_NAMES.get(tag)
+    if name is None:
+        name = tag.rpartition("}")[2].lower()
+        if len(_TAG_NAMES) < _TAG_CACHE_SIZE:
+            _TAG_NAMES[tag] = name
+    return name
 
 
 def class_tokens(element: etree._Element) -> list[str]:
