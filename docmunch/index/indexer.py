@@ -22,9 +22,10 @@ from pathlib import Path
 
 from docmunch.errors import SourceError
 from docmunch.formats import supported_suffixes
+from docmunch.index.document import PreparedDoc
 from docmunch.index.prepare import Prepared, prepare_files
 from docmunch.index.records import FileError, IndexReport
-from docmunch.index.store import PreparedDoc, Store
+from docmunch.index.store import Store
 from docmunch.index.walk import WalkFile, looks_binary, walk
 
 __all__ = ["DEFAULT_MAX_FILE_BYTES", "Progress", "index_path"]

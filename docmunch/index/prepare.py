@@ -9,7 +9,7 @@ which breaks unguarded scripts) — and only when the calling process has a sing
 runs in this process. Workers never touch the parent's SQLite connections and leave with
 ``os._exit`` (multiprocessing's rule), so those are never closed or checkpointed by a child.
 Each worker reads the file itself, hashes the bytes it read, writes them to the raw cache
-(not yet fsynced) and returns a :class:`~docmunch.index.store.PreparedDoc`; the parent
+(not yet fsynced) and returns a :class:`~docmunch.index.document.PreparedDoc`; the parent
 commits them in order.
 """
 
@@ -28,8 +28,8 @@ from pathlib import Path
 
 from docmunch.errors import DocmunchError
 from docmunch.formats import render_file
+from docmunch.index.document import PreparedDoc, prepare_document
 from docmunch.index.rawcache import RawCache
-from docmunch.index.store import PreparedDoc, prepare_document
 
 __all__ = ["MAX_WORKERS", "PARALLEL_MIN_DOCS", "Prepared", "one_line", "prepare_files"]
 

@@ -11,28 +11,24 @@ with concurrent writers).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import platformdirs
 
 from docmunch.errors import IndexStoreError, RepoNotFound
 from docmunch.formats.base import Rendition
+from docmunch.index.document import PreparedDoc, prepare_document
 from docmunch.index.rawcache import RawCache
 from docmunch.index.records import DocState
 from docmunch.index.schema import connect, ensure_schema
-from docmunch.index.text import fts_text
-from docmunch.section import ParsedDocument, Section, split_markdown, split_text
 
-__all__ = ["DB_NAME", "PreparedDoc", "Store", "default_home", "prepare_document", "utc_now"]
+__all__ = ["DB_NAME", "Store", "default_home", "utc_now"]
 
 DB_NAME = "index.sqlite3"
 
@@ -46,35 +42,6 @@ def default_home() -> Path:
 def utc_now() -> str:
     """Current UTC time as ``YYYY-MM-DDTHH:MM:SSZ``."""
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-
-
-def parse_rendition(rendition: Rendition, *, repo: str, doc_path: str) -> ParsedDocument:
-    """Section a rendition: ``split_text`` for text sources, else ``split_markdown``.
-
-    Raises:
-        ConvertError: the bytes are not valid UTF-8.
-    """
-    if rendition.source_kind == "text":
-        return split_text(rendition.markdown, repo=repo, doc_path=doc_path)
-    return split_markdown(rendition.markdown, repo=repo, doc_path=doc_path)
-
-
-@dataclass(frozen=True, slots=True)
-class PreparedDoc:
-    """A sectioned document whose bytes are in the raw cache, ready to be committed."""
-
-    doc_path: str
-    values: tuple[Any, ...]
-    """title, source_kind, source_ref, source_hash, raw_hash, bytes, meta (JSON text)."""
-    raw_hash: str
-    section_rows: list[tuple[Any, ...]]
-    fts_rows: list[tuple[str, str, str, str]]
-    block_rows: list[tuple[Any, ...]]
-    pending: Path | None
-    """Raw cache file written without fsync (synced by :meth:`Store.commit_documents`)."""
-    data: bytes = b""
-    """The stored bytes, kept until commit to re-create the cache file if another writer's
-    clean-up removed it meanwhile."""
 
 
 class Store:
@@ -298,47 +265,6 @@ class Store:
                     self.raw.discard(digest)
 
 
-def prepare_document(
-    raw: RawCache, repo: str, doc_path: str, rendition: Rendition, *, source_hash: str, sync: bool = True
-) -> PreparedDoc:
-    """Section a rendition and put its bytes in the raw cache; nothing is visible yet.
-
-    With ``sync=False`` the raw file is not fsynced here: :meth:`Store.commit_documents` syncs
-    all pending files of a batch together before its transaction.
-
-    Raises:
-        ConvertError: the rendition is not valid UTF-8. IndexStoreError: cache write failed.
-    """
-    if not repo or "::" in repo:
-        raise IndexStoreError(f"invalid repo name {repo!r}: it must be non-empty and contain no '::'")
-    parsed = parse_rendition(rendition, repo=repo, doc_path=doc_path)
-    data = rendition.markdown
-    section_rows, fts_rows = _section_rows(data, parsed.sections, rendition)
-    block_rows = [
-        (i, b.md_start, b.md_end, b.kind, b.text, json.dumps(list(b.positions), ensure_ascii=False))
-        for i, b in enumerate(rendition.blocks)
-    ]
-    raw_hash, pending = raw.put(data, sync=sync)
-    return PreparedDoc(
-        doc_path=doc_path,
-        values=(
-            rendition.title or parsed.title or doc_path.rsplit("/", 1)[-1],
-            rendition.source_kind,
-            rendition.source_ref,
-            source_hash,
-            raw_hash,
-            len(data),
-            json.dumps(rendition.meta, ensure_ascii=False, default=str),
-        ),
-        raw_hash=raw_hash,
-        section_rows=section_rows,
-        fts_rows=fts_rows,
-        block_rows=block_rows,
-        pending=None if sync else pending,
-        data=data,
-    )
-
-
 def _write_doc(conn: sqlite3.Connection, repo_id: int, doc: PreparedDoc) -> list[str]:
     """Insert or replace one prepared document; returns the raw hash it replaced (if any)."""
     old = conn.execute(
@@ -392,49 +318,3 @@ def _delete_doc_rows(conn: sqlite3.Connection, doc_id: int, *, keep_doc: bool) -
     conn.execute("DELETE FROM blocks WHERE doc_id = ?", (doc_id,))
     if not keep_doc:
         conn.execute("DELETE FROM docs WHERE id = ?", (doc_id,))
-
-
-def _section_rows(
-    data: bytes, sections: Sequence[Section], rendition: Rendition
-) -> tuple[list[tuple[Any, ...]], list[tuple[str, str, str, str]]]:
-    """Rows for the ``sections`` table (without id/doc_id/ord) and the FTS table (without rowid)."""
-    titles = {s.id: s.title for s in sections}
-    parents = {s.id: s.parent_id for s in sections}
-    rows: list[tuple[Any, ...]] = []
-    fts: list[tuple[str, str, str, str]] = []
-    for s in sections:
-        chain: list[str] = []
-        parent = s.parent_id
-        while parent is not None and parent in titles and len(chain) < 16:
-            chain.append(titles[parent])
-            parent = parents[parent]
-        heading_path = " > ".join(reversed(chain))
-        locator = (
-            s.locator
-            if s.locator is not None
-            else rendition.locator_for(s.byte_start, s.byte_end, anchor=s.anchor)
-        )
-        if hashlib.sha256(data[s.byte_start : s.byte_end]).hexdigest() != s.content_hash:
-            raise IndexStoreError(f"sectioner produced a wrong content_hash for {s.id}")
-        rows.append(
-            (
-                s.id,
-                s.title,
-                " ".join(s.title.split()).casefold(),
-                s.level,
-                s.parent_id,
-                s.slug,
-                s.byte_start,
-                s.byte_end,
-                s.subtree_end,
-                s.content_hash,
-                s.summary,
-                s.token_estimate,
-                s.line,
-                s.anchor,
-                json.dumps(locator, ensure_ascii=False) if locator is not None else None,
-            )
-        )
-        body = data[s.byte_start : s.byte_end].decode("utf-8", errors="replace")
-        fts.append((fts_text(s.title), fts_text(heading_path), fts_text(s.summary), fts_text(body)))
-    return rows, fts
