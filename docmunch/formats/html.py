@@ -8,9 +8,10 @@ Heading anchors: a section's locator must carry the fragment the *page* uses, no
 invent. Before conversion every heading of the extracted content is given the page's real
 anchor (see :func:`heading_anchor`) in :data:`docmunch.convert.blocks.ANCHOR_ATTRIBUTE`; the
 converter writes it as a ``{#id}`` suffix on the ATX heading, and the sectioner strips it from
-the title and makes it the section's anchor. The set of real anchors is kept in
-``meta["anchors"]`` so :meth:`Rendition.locator_for` leaves a heading without one at the bare
-page URL instead of pointing at a fragment the page does not have.
+the title and makes it the section's anchor. When extraction left no level-1 heading at the
+top (it drops an ``<h1>`` repeating the page title), ``# <title>`` is put back first. The set
+of real anchors is kept in ``meta["anchors"]`` so :meth:`Rendition.locator_for` leaves a
+heading without one at the bare page URL instead of pointing at a fragment the page lacks.
 
 Locators: a web page gives ``{"url": "https://host/page#anchor"}`` (``source_kind="url"``);
 a local file gives the same shape with its ``file://`` URL (``source_kind="html"``), i.e.
@@ -19,6 +20,7 @@ a local file gives the same shape with its ``file://`` URL (``source_kind="html"
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 from typing import Any
 
@@ -124,6 +126,10 @@ def render_article(
     markdown = html_to_markdown(article.content, base_url=article.url)
     if not markdown.strip():
         raise ConvertError("the page's main content converts to empty Markdown", path=source_ref)
+    if article.title and not markdown.startswith("# "):
+        # Extraction drops an <h1> that repeats the title; give the page its title heading back
+        # so the outline has a root (its locator is the bare page URL: no real anchor).
+        markdown = html_to_markdown(f"<h1>{html.escape(article.title)}</h1>") + "\n" + markdown
     return Rendition(
         markdown=markdown.encode("utf-8"),
         source_kind=source_kind,

@@ -28,7 +28,7 @@ from typing import Any, Literal
 from selectolax.lexbor import LexborHTMLParser
 
 from docmunch.convert import html_to_markdown
-from docmunch.errors import DocmunchError, HTTPStatusError, SourceError
+from docmunch.errors import DocmunchError, FetchError, HTTPStatusError, SourceError
 from docmunch.extract import extract
 from docmunch.fetch import Fetcher, FetchResult, decode_html
 from docmunch.fetch.mime import parse_content_type
@@ -195,8 +195,11 @@ def _render(
         return Rendition(result.text.encode("utf-8"), "text", source_ref=url), (), None
     found = page_links(result.text, url)
     if prefer_markdown and found.markdown and found.markdown != url:
-        alternate = fetcher.fetch(found.markdown)
-        if alternate.kind == "markdown":
+        try:
+            alternate: FetchResult | None = fetcher.fetch(found.markdown)
+        except FetchError:  # a broken alternate link: the HTML is still there
+            alternate = None
+        if alternate is not None and alternate.kind == "markdown":
             text = alternate.text.encode("utf-8")
             meta = {"anchors": [], "markdown_url": found.markdown}
             return Rendition(text, "url", source_ref=url, meta=meta), found.links, found.canonical

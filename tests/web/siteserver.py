@@ -52,11 +52,18 @@ class Hit:
     status: int
 
 
+class _QuietServer(http.server.ThreadingHTTPServer):
+    def handle_error(self, request: object, client_address: object) -> None:
+        pass  # a client that hung up (timeouts in tests) is not a server error
+
+
 class SiteServer:
     """``ThreadingHTTPServer`` on an ephemeral 127.0.0.1 port serving ``root``; close with :meth:`close`."""
 
     def __init__(self, root: Path | None = None) -> None:
         self.root = root
+        self.latency = 0.0
+        """Seconds added before every answer (a simulated network round trip)."""
         self.routes: dict[str, Reply] = {}
         self.hits: list[Hit] = []
         self._lock = threading.Lock()
@@ -71,7 +78,7 @@ class SiteServer:
             def log_message(self, format: str, *args: object) -> None:
                 pass
 
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = _QuietServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
         self.base = f"http://127.0.0.1:{self.port}"
@@ -111,7 +118,7 @@ class SiteServer:
             headers = {k.lower(): v for k, v in handler.headers.items()}
             self.hits.append(Hit(path, headers, time.monotonic(), status))
         try:
-            time.sleep(reply.delay)
+            time.sleep(reply.delay + self.latency)
             handler.send_response(status)
             for name, value in reply.headers.items():
                 handler.send_header(name, value)

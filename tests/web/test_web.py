@@ -186,3 +186,30 @@ def test_doc_path_for():
     assert web.doc_path_for("https://h.org/a/b.md") == "a/b.md"
     assert web.doc_path_for("https://h.org/a/b") == "a/b.md"
     assert web.doc_path_for("https://h.org/a?x=1") != web.doc_path_for("https://h.org/a?x=2")
+
+
+def test_markdown_alternate_is_preferred_and_a_broken_one_ignored(docmunch_home):
+    server = SiteServer()
+    page = (
+        '<html><head><title>P</title><link rel="alternate" type="text/markdown" href="{md}"></head>'
+        "<body><article><h1 id='p'>P</h1><p>{text}</p></article></body></html>"
+    )
+    words = "Some words about the page, long enough to be the main content of it. " * 5
+    server.routes["/good/"] = Reply(body=page.format(md="/good.md", text=words).encode())
+    server.routes["/good.md"] = Reply(
+        headers={"Content-Type": "text/markdown"}, body=b"# Good\n\nFrom Markdown.\n"
+    )
+    server.routes["/bad/"] = Reply(body=page.format(md="/bad.md", text=words).encode())
+    try:
+        with Index.open() as index:
+            web.index_url(index, server.url("/good/"), allow_private=True, repo="r")
+            web.index_url(index, server.url("/bad/"), allow_private=True, repo="r")
+            good = index.get_section("r", index.toc("r", "good/index.md")[0].id).content
+            bad = index.toc("r", "bad/index.md")
+    finally:
+        server.close()
+    assert good == "# Good\n\nFrom Markdown.\n"
+    # Extraction dropped the <h1> repeating the title; the title heading is put back, and as the
+    # dropped heading's id is not in the page's content any more, the locator is the bare URL.
+    assert bad[0].title == "P" and bad[0].level == 1
+    assert bad[0].locator == {"url": server.url("/bad/")}
