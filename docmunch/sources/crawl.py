@@ -28,8 +28,8 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from docmunch.errors import DocmunchError, HTTPStatusError, RepoNotFound, SourceError
-from docmunch.fetch import Fetcher
+from docmunch.errors import BlockedAddress, DocmunchError, HTTPStatusError, RepoNotFound, SourceError
+from docmunch.fetch import Fetcher, check_url
 from docmunch.index import FileError, Index, IndexReport
 from docmunch.sources.discover import (
     Robots,
@@ -103,6 +103,8 @@ def load_robots(fetcher: Fetcher, origin: str) -> Robots:
     url = origin + "/robots.txt"
     try:
         result = fetcher.fetch(url, raw=True)
+    except BlockedAddress:
+        raise
     except DocmunchError as exc:
         raise SourceError(f"cannot read {url} ({exc}); not crawling (RFC 9309)", path=url) from None
     if result.status >= 500:
@@ -186,7 +188,7 @@ class _Crawl:
         if page.outcome == "gone":  # a 404/410 in a crawl is a failure (and leaves the index)
             if self.index.remove_document(self.repo, page.doc_path):
                 self.tally.removed += 1
-            self.tally.errors.append(FileError(requested, f"not found (HTTP 404/410): {requested}"))
+            self.tally.errors.append(FileError(requested, "not found (HTTP 404/410)"))
             return
         canonical = page.canonical
         if canonical and canonical != page.url and in_scope(canonical, self.scope):
@@ -256,6 +258,7 @@ def crawl_site(
     own = fetcher is None
     fetcher = fetcher or make_fetcher(allow_private=allow_private, concurrency_per_host=max(1, concurrency))
     try:
+        check_url(start, policy=fetcher.policy)  # a refused start URL is the error to show
         robots = load_robots(fetcher, origin)
         delay = robots.crawl_delay()
         if delay and delay > 0:

@@ -91,3 +91,37 @@ def test_full_recrawl_removes_pages_gone_from_the_site(site, fetcher, docmunch_h
     assert "docs/extra.md" not in docs
     assert report.docs_removed == 1
     assert report.docs_unchanged == len(docs)  # everything else answered 304
+
+
+def test_cli_crawl_and_refresh(site, docmunch_home, capsys):
+    import json
+
+    from docmunch.cli import main
+
+    del site.server.routes["/docs/slow/"]  # the CLI's default read timeout is 30 s
+    url = site.url("/docs/advanced/")
+    code = main(
+        [
+            "index",
+            url,
+            "--crawl",
+            "--allow-private",
+            "--scope",
+            site.url("/docs/"),
+            "--json",
+            "--repo",
+            "cli",
+            "--concurrency",
+            "2",
+            "--max-pages",
+            "50",
+        ]
+    )
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert report["docs_indexed"] == len(expected_docs(site))  # --scope widened the start folder
+    assert main(["refresh", "cli", "--allow-private", "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["docs_unchanged"] == report["docs_indexed"] and again["docs_indexed"] == 0
+    assert main(["refresh", "nope"]) == 1
+    assert "unknown repo 'nope'" in capsys.readouterr().err
