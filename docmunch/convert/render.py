@@ -9,6 +9,7 @@ handler to call at the element's end (or ``None``).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 
 import html5lib
@@ -125,7 +126,9 @@ def _dispatch(state: State, element: etree._Element, tag: str) -> EndHandler | N
 
 def parse_fragment(markup: str) -> etree._Element:
     """Parse an HTML string (document or fragment) with html5lib; returns ``<body>``."""
-    document = html5lib.parse(markup, treebuilder="lxml", namespaceHTMLElements=False)
+    with warnings.catch_warnings():  # html5lib's DataLossWarning on names lxml cannot hold
+        warnings.simplefilter("ignore")
+        document = html5lib.parse(markup, treebuilder="lxml", namespaceHTMLElements=False)
     root = document.getroot()
     body = root.find("body")
     return body if body is not None else root

@@ -11,7 +11,8 @@
   th td`` with ``colspan``/``rowspan``, and ``pre code ul ol li p br``) and escaped text; newlines
   inside ``<pre>`` are written ``&#10;`` so the HTML block holds no blank line (CommonMark HTML
   block type 6 ends at a blank line).
-* A "table" with at most one cell is layout: its content is converted as ordinary blocks.
+* A "table" with at most one column is layout: its content is converted as ordinary blocks;
+  a table with no text and no image (spacer) is dropped.
 * A Pygments line-number table (``table.highlighttable`` / ``td.linenos``) is its code cell's
   ``<pre>`` as a fenced block.
 """
@@ -91,16 +92,16 @@ def _span(value: str | None) -> int:
         return 1
 
 
-def _own_cells(table: etree._Element) -> list[etree._Element]:
-    """Cells of ``table``'s own rows (not of nested tables), in document order."""
-    cells: list[etree._Element] = []
+def _own_rows(table: etree._Element) -> list[list[etree._Element]]:
+    """Cells of ``table``'s own rows (not of nested tables), row by row, in document order."""
+    rows: list[list[etree._Element]] = []
     for child in table:
         tag = element_tag(child)
-        rows = [child] if tag == "tr" else list(child) if tag in {"thead", "tbody", "tfoot"} else []
-        for row in rows:
+        candidates = [child] if tag == "tr" else list(child) if tag in {"thead", "tbody", "tfoot"} else []
+        for row in candidates:
             if element_tag(row) == "tr":
-                cells.extend(cell for cell in row if element_tag(cell) in {"td", "th"})
-    return cells
+                rows.append([cell for cell in row if element_tag(cell) in {"td", "th"}])
+    return rows
 
 
 def _is_code_table(table: etree._Element, cells: list[etree._Element]) -> bool:
@@ -114,12 +115,13 @@ def _is_gfm_compatible(table: etree._Element) -> bool:
 
 def start_table(state: State, element: etree._Element) -> EndHandler | None:
     """``<table>``: GFM table, raw HTML block, code table or layout (see module docstring)."""
-    cells = _own_cells(element)
+    rows = _own_rows(element)
+    cells = [cell for row in rows for cell in row]
     if _is_code_table(element, cells):
         state.skip()
         _write_code_table(state, cells)
         return None
-    if len(cells) <= 1 or state.cell_depth:
+    if max((len(row) for row in rows), default=0) <= 1 or state.cell_depth:
         return start_transparent(state, element)
     if not _is_gfm_compatible(element):
         state.skip()
@@ -273,8 +275,8 @@ def render_gfm(table: TableState) -> str:
         + [cells for section, cells in table.rows if section == "tfoot"]
     )
     ordered = [cells for cells in ordered if cells]
-    if not ordered:
-        return ""
+    if not any(cell.text for cells in ordered for cell in cells):
+        return ""  # a spacer or decoration table
     grid, aligns = _layout(ordered)
     width = max(len(row) for row in grid)
     if width == 0:
