@@ -19,6 +19,7 @@ from markdown_it import MarkdownIt
 
 from docmunch.errors import ConvertError
 from docmunch.formats.base import HeadingSpec, Rendition
+from docmunch.section.frontmatter import find_front_matter
 
 __all__ = ["mask_mdx", "render_mdx"]
 
@@ -129,7 +130,10 @@ def render_mdx(path: Path, data: bytes, *, password: str | None = None) -> Rendi
             if plain:
                 last = headings[-1]
                 headings[-1] = HeadingSpec(last.line, last.level, last.title, last.anchor, plain[:200])
-    return Rendition(markdown=data, source_kind="mdx", source_ref=str(path), headings=tuple(headings))
+    front = find_front_matter(data, 3 if data.startswith(b"\xef\xbb\xbf") else 0)
+    title = front.data.get("title") if front else None
+    return Rendition(markdown=data, source_kind="mdx", source_ref=str(path), headings=tuple(headings),
+                     title=str(title).strip() or None if isinstance(title, str | int | float) else None)
 
 
 def _front_matter_lines(view: str) -> int:

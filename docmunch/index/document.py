@@ -19,19 +19,23 @@ from docmunch.errors import IndexStoreError
 from docmunch.formats.base import Rendition
 from docmunch.index.rawcache import RawCache
 from docmunch.index.text import fts_text
-from docmunch.section import ParsedDocument, Section, split_markdown, split_text
+from docmunch.section import ParsedDocument, Section, split_at_headings, split_markdown, split_text
 
 __all__ = ["PreparedDoc", "parse_rendition", "prepare_document"]
 
 
 def parse_rendition(rendition: Rendition, *, repo: str, doc_path: str) -> ParsedDocument:
-    """Section a rendition: ``split_text`` for text sources, else ``split_markdown``.
+    """Section a rendition: ``split_text`` for text sources, ``split_at_headings`` when the
+    source's own parser found the headings (reStructuredText, MDX), else ``split_markdown``.
 
     Raises:
         ConvertError: the bytes are not valid UTF-8.
     """
     if rendition.source_kind == "text":
         return split_text(rendition.markdown, repo=repo, doc_path=doc_path)
+    if rendition.headings is not None:
+        return split_at_headings(rendition.markdown, rendition.headings, repo=repo, doc_path=doc_path,
+                                 title=rendition.title)
     return split_markdown(rendition.markdown, repo=repo, doc_path=doc_path)
 
 

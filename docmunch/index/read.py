@@ -265,7 +265,7 @@ def verify_repo(store: Store, repo: str) -> VerifyReport:
         except OSError:
             cached = None
         original: bytes | None = None
-        if kind in ("markdown", "text") and ref and Path(ref).is_absolute():
+        if kind in ("markdown", "text", "rst", "mdx") and ref and Path(ref).is_absolute():
             try:
                 original = Path(ref).read_bytes()
                 originals += 1

@@ -51,6 +51,12 @@ def test_mdx_masks_esm_and_jsx_but_keeps_markdown_inside_jsx() -> None:
     ]
 
 
+def test_mdx_front_matter_title() -> None:
+    path = HERE / "tabs.mdx"
+    assert render_file(path, path.read_bytes()).title == "Installing"
+    assert render_file(Path("x.mdx"), b"# Only heading\n").title is None
+
+
 def test_mdx_mask_keeps_line_count_and_code() -> None:
     text = (HERE / "tabs.mdx").read_text(encoding="utf-8")
     view = mask_mdx(text)
