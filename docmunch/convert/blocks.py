@@ -51,6 +51,10 @@ _ADMONITION_CLASSES = frozenset(
 _TITLE_CLASSES = frozenset(
     {"admonition-title", "custom-block-title", "markdown-alert-title", "callout-title"}
 )
+_ADMONITION_TYPES = frozenset(
+    {"note", "tip", "hint", "warning", "danger", "caution", "important", "attention", "error", "seealso"}
+    | {"todo", "info", "alert"}
+)
 _TITLE_PREFIX = "admonitionHeading"  # Docusaurus CSS-module class, e.g. admonitionHeading_Gvgb
 _SPACES = re.compile(r"\s+")
 ANCHOR_ATTRIBUTE = "data-docmunch-anchor"
@@ -58,11 +62,18 @@ ANCHOR_ATTRIBUTE = "data-docmunch-anchor"
 _WRITABLE_ID = re.compile(r"[^\s{}#\\]+")
 
 
-def admonition_role(tokens: frozenset[str]) -> str | None:
-    """``"title"``, ``"admonition"`` or ``None`` for an element with these class tokens."""
+def admonition_role(tag: str, tokens: frozenset[str]) -> str | None:
+    """``"title"``, ``"admonition"`` or ``None`` for an element (local ``tag``, class ``tokens``).
+
+    Besides the generators' own classes, a ``<div>`` whose class is an admonition type (``note``,
+    ``tip``, ``warning``, …, ``alert``) or a CSS-module ``admonition_<hash>`` counts, so that
+    admonitions survive an extractor that keeps only such classes.
+    """
     if not _TITLE_CLASSES.isdisjoint(tokens) or any(token.startswith(_TITLE_PREFIX) for token in tokens):
         return "title"
-    if not _ADMONITION_CLASSES.isdisjoint(tokens):
+    if not _ADMONITION_CLASSES.isdisjoint(tokens) or any(token.startswith("admonition_") for token in tokens):
+        return "admonition"
+    if tag == "div" and not _ADMONITION_TYPES.isdisjoint(tokens):
         return "admonition"
     return None
 

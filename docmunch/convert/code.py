@@ -23,7 +23,7 @@ from lxml import etree
 from docmunch.convert.escaping import HTML_WHITESPACE, code_span
 from docmunch.convert.state import State, class_tokens, element_tag
 
-__all__ = ["code_block", "code_language", "fenced", "is_gutter", "pre_text", "start_pre"]
+__all__ = ["code_block", "code_language", "fenced", "is_gutter", "pre_text", "start_pre", "start_span"]
 
 _LANGUAGE_CLASS = re.compile(r"^(?:language|lang|highlight-source|highlight)-([\w+#.\-]+)$")
 _LANGUAGE_NAME = re.compile(r"^[\w+#.\-]+$")
@@ -118,3 +118,17 @@ def start_pre(state: State, element: etree._Element) -> None:
     """``<pre>``."""
     state.skip()
     code_block(state, element)
+
+
+def start_span(state: State, element: etree._Element) -> None:
+    """``<span>``: transparent, except a code block's language label (VitePress ``span.lang``
+    beside the ``<pre>`` in ``div.language-vue``), which is not text of the page."""
+    parent = element.getparent()
+    if parent is None or len(element) or element_tag(parent) != "div":
+        return
+    classes = parent.get("class") or ""
+    if "language-" not in classes:
+        return
+    label = (element.text or "").strip()
+    if label and f"language-{label}" in classes.split():
+        state.skip()

@@ -71,6 +71,7 @@ _HANDLERS: dict[str, StartHandler] = {
     "dt": blocks.start_dt,
     "hr": blocks.start_hr,
     "pre": code.start_pre,
+    "span": code.start_span,
     "ul": lists.start_list,
     "ol": lists.start_list,
     "menu": lists.start_list,
@@ -115,7 +116,7 @@ def _dispatch(state: State, element: etree._Element, tag: str) -> EndHandler | N
         if math.is_math_duplicate(tag, tokens) or not _PERMALINK_CLASSES.isdisjoint(tokens):
             state.skip()
             return None
-        role = blocks.admonition_role(tokens)
+        role = blocks.admonition_role(tag, tokens)
         if role == "title":
             return blocks.start_title(state, element)
         if role == "admonition":
