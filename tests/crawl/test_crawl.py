@@ -125,3 +125,12 @@ def test_cli_crawl_and_refresh(site, docmunch_home, capsys):
     assert again["docs_unchanged"] == report["docs_indexed"] and again["docs_indexed"] == 0
     assert main(["refresh", "nope"]) == 1
     assert "unknown repo 'nope'" in capsys.readouterr().err
+
+
+def test_byte_budget_stops_scheduling_and_keeps_stored_pages(site, fetcher, docmunch_home):
+    report, docs = crawl(site, fetcher, max_total_bytes=1, concurrency=1)
+    assert len(docs) == report.docs_indexed == 1  # the first page passes the budget
+    assert any("byte budget" in e.error for e in report.errors)
+    again, docs_again = crawl(site, fetcher, max_total_bytes=1, concurrency=1)
+    # A 304 downloads no body, so the re-crawl gets one page further; a cut-short crawl removes nothing.
+    assert docs_again > docs and again.docs_removed == 0

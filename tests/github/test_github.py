@@ -159,3 +159,17 @@ def test_spec_parsing_and_web_host():
         parse_spec("github:../x")
     assert web_base("https://api.github.com") == "https://github.com"
     assert web_base("https://ghe.example/api/v3") == "https://ghe.example"
+
+
+def test_refresh_of_a_github_repo_checks_the_sha_only(github, tmp_path, docmunch_home):
+    from docmunch.sources.crawl import refresh_repo
+
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "README.md").write_text("# Readme\n\nHello.\n")
+    github.publish("o", "n", github.tarball_of(tree, "o-n-1"), ref="main")
+    with Index.open() as index:
+        index_github(index, "github:o/n@main", allow_private=True)
+        again = refresh_repo(index, "n", allow_private=True)
+    assert again.docs_unchanged == 1 and again.docs_indexed == 0
+    assert github.count("/repos/o/n/commits/main") == 2 and github.count("/codeload/") == 1
