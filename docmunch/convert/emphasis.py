@@ -9,6 +9,7 @@ HTML instead, so the rendered text is always the same.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 __all__ = ["CLOSE", "MARKERS", "OPEN", "resolve_markers"]
@@ -56,15 +57,18 @@ def _right_flanking(before: str, after: str) -> bool:
     return not _is_punct(before) or _is_space(after) or _is_punct(after)
 
 
-def _neighbour(chars: list[str], index: int, step: int) -> str:
-    """The character next to ``chars[index]`` (``step`` = -1 before, 1 after), skipping drops."""
+def _neighbour(pieces: list[str], index: int, step: int) -> str:
+    """The character next to ``pieces[index]`` (``step`` = -1 before, 1 after), skipping empties."""
     index += step
-    while 0 <= index < len(chars):
-        piece = chars[index]
+    while 0 <= index < len(pieces):
+        piece = pieces[index]
         if piece:
             return piece[-1] if step < 0 else piece[0]
         index += step
     return ""
+
+
+_SPLIT = re.compile("([\x01-\x06])")
 
 
 def resolve_markers(text: str) -> str:
@@ -77,31 +81,28 @@ def resolve_markers(text: str) -> str:
         return text
     for kind in OPEN:
         text = text.replace(OPEN[kind] + CLOSE[kind], "").replace(CLOSE[kind] + OPEN[kind], "")
-    chars = list(text)
+    pieces = _SPLIT.split(text)  # text at even indexes, one marker at each odd index
     stack: list[int] = []
-    for index, char in enumerate(chars):
-        if char in _OPENERS:
+    for index in range(1, len(pieces), 2):
+        marker = pieces[index]
+        if marker in _OPENERS:
             stack.append(index)
             continue
-        if char not in MARKERS:
-            continue
         if not stack:  # unbalanced (cannot happen from a tree): drop the marker
-            chars[index] = ""
+            pieces[index] = ""
             continue
         start = stack.pop()
-        open_before = _neighbour(chars, start, -1)
-        open_after = _neighbour(chars, start, 1)
-        close_before = _neighbour(chars, index, -1)
-        close_after = _neighbour(chars, index, 1)
+        open_before = _neighbour(pieces, start, -1)
+        close_after = _neighbour(pieces, index, 1)
         sibling_clash = close_after in _OPENERS or open_before in _CLASH_BEFORE
         usable = (
             not sibling_clash
-            and _left_flanking(open_before, open_after)
-            and _right_flanking(close_before, close_after)
+            and _left_flanking(open_before, _neighbour(pieces, start, 1))
+            and _right_flanking(_neighbour(pieces, index, -1), close_after)
         )
         table = _DELIMITER if usable else _HTML
-        chars[start] = table[chars[start]]
-        chars[index] = table[char]
+        pieces[start] = table[pieces[start]]
+        pieces[index] = table[marker]
     for index in stack:
-        chars[index] = ""
-    return "".join(chars)
+        pieces[index] = ""
+    return "".join(pieces)

@@ -112,6 +112,9 @@ def code_span(text: str) -> str:
     return f"{fence}{text}{fence}"
 
 
+_UNSAFE_BARE = re.compile(r"[\x00-\x20<>\x7f]")
+
+
 def link_destination(url: str) -> str:
     """A link destination for ``url``: bare when safe, else in pointy brackets.
 
@@ -119,6 +122,10 @@ def link_destination(url: str) -> str:
     ``<...>`` form can hold everything but line breaks and unescaped ``<``/``>``.
     """
     url = url.replace("\\", "%5C").replace("\n", "%0A").replace("\r", "%0D")
+    if not url:
+        return "<>"
+    if "(" not in url and ")" not in url and not _UNSAFE_BARE.search(url):
+        return url
     depth = 0
     balanced = True
     for char in url:
@@ -131,9 +138,7 @@ def link_destination(url: str) -> str:
                 break
     if depth != 0:
         balanced = False
-    if not url:
-        return "<>"
-    if balanced and not re.search(r"[\x00-\x20<>\x7f]", url):
+    if balanced and not _UNSAFE_BARE.search(url):
         return url
     return "<" + url.replace("<", "\\<").replace(">", "\\>") + ">"
 

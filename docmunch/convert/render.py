@@ -163,19 +163,24 @@ def html_to_markdown(root: etree._Element | str, *, base_url: str | None = None)
     end_handlers: list[EndHandler | None] = []
     walker = etree.iterwalk(element, events=("start", "end", "comment", "pi"))
     state.attach(walker)
+    add_text = state.add_text
+    push = end_handlers.append
+    pop = end_handlers.pop
     for event, node in walker:
         if event == "start":
             state.skipped = False
-            end_handlers.append(_dispatch(state, node, element_tag(node)))
-            if not state.skipped:
-                state.add_text(node.text)
+            push(_dispatch(state, node, element_tag(node)))
+            text = node.text
+            if text and not state.skipped:
+                add_text(text)
             continue
         if event == "end":
-            end = end_handlers.pop()
+            end = pop()
             if end is not None:
                 end(state, node)
-        if node is not element:
-            state.add_text(node.tail)
+        tail = node.tail
+        if tail and node is not element:
+            add_text(tail)
     frame, content = state.pop_block()
     body = list(frame.blocks)
     paragraph = finish_paragraph(content)

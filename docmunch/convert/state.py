@@ -156,7 +156,8 @@ class State:
         frame = self.top
         if frame.kind in {"table", "list"}:  # whitespace between rows or items
             return
-        text = HTML_WHITESPACE.sub(" ", text)
+        if "\n" in text or "\t" in text or "  " in text or "\r" in text or "\f" in text:
+            text = HTML_WHITESPACE.sub(" ", text)
         if text[0] == " " and frame.last_space:
             text = text[1:]
         if not text:
