@@ -12,12 +12,13 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from types import TracebackType
-from typing import Any
+from typing import IO, Any
 
 import httpx
 
 import docmunch
 from docmunch.errors import BlockedAddress, DecodeError, FetchError, HTTPStatusError, TooLarge
+from docmunch.fetch._body import Body, Want
 from docmunch.fetch.charset import decode_html, decode_text
 from docmunch.fetch.decoders import ACCEPT_ENCODING, make_decoder
 from docmunch.fetch.mime import Kind, kind_for, parse_content_type, sniff_mime
@@ -178,6 +179,7 @@ class Fetcher:
         accept: str | None = None,
         headers: Mapping[str, str] | None = None,
         raw: bool = False,
+        sink: IO[bytes] | None = None,
     ) -> FetchResult:
         """GET ``url``; follow redirects, retry 429/503, decode the body.
 
@@ -187,12 +189,16 @@ class Fetcher:
         sent to the first URL's origin only, never after a redirect to another origin).
         ``raw=True`` fetches any content type (sitemaps, tarballs) and any final status: the
         result then has ``kind=None``, ``text=""`` and the undecoded ``body`` (still capped by
-        ``max_bytes``), and a 4xx/5xx answer is returned, not raised.
+        ``max_bytes``), and a 4xx/5xx answer is returned, not raised. ``sink`` (a writable binary
+        file) receives the body as it streams instead of ``FetchResult.body`` (then ``b""``), so a
+        large download (a repository tarball) never sits in memory; use it with ``raw=True``.
         Raises :class:`BlockedAddress` (SSRF guard, any hop),
         :class:`HTTPStatusError` (4xx/5xx, or retries exhausted), :class:`TooLarge`,
         :class:`UnsupportedContentType`, :class:`DecodeError`, or :class:`FetchError`
         (timeouts, connection errors, too many redirects, malformed URLs).
         """
+        if sink is not None and not raw:
+            raise ValueError("sink= streams an undecoded body: pass raw=True with it")
         started = time.monotonic()
         extra = dict(headers or {})
         sent = {"Accept": accept or DEFAULT_ACCEPT, **extra}
@@ -208,7 +214,7 @@ class Fetcher:
             check_url(current, policy=self.policy)
             if redirects and origin is not None and _origin_changed(origin, current):
                 sent = {k: v for k, v in sent.items() if k.lower() != "authorization"}
-            outcome = self._hop(current, sent, started, raw)
+            outcome = self._hop(current, sent, started, Want(raw, sink))
             if isinstance(outcome, str):
                 redirects.append(current)
                 if len(redirects) > self.max_redirects:
@@ -219,12 +225,12 @@ class Fetcher:
             response, body, remote = outcome
             return self._result(current, response, body, remote, tuple(redirects), started, raw)
 
-    def _hop(self, url: str, headers: Mapping[str, str], started: float, raw: bool) -> str | _Final:
+    def _hop(self, url: str, headers: Mapping[str, str], started: float, want: Want) -> str | _Final:
         """One URL with its retries: the next URL for a redirect, else (response, body)."""
         attempt = 0
         while True:
             try:
-                return self._attempt(url, headers, started, raw)
+                return self._attempt(url, headers, started, want)
             except _Retry as retry:
                 wait = retry.wait
                 if wait is None:  # exponential backoff with up to 25 % jitter
@@ -241,7 +247,7 @@ class Fetcher:
                 attempt += 1
                 self._sleep(wait)
 
-    def _attempt(self, url: str, headers: Mapping[str, str], started: float, raw: bool) -> str | _Final:
+    def _attempt(self, url: str, headers: Mapping[str, str], started: float, want: Want) -> str | _Final:
         try:
             request = self._client.build_request("GET", url, headers=headers)
         except (httpx.InvalidURL, httpx.UnsupportedProtocol, ValueError) as exc:
@@ -257,13 +263,13 @@ class Fetcher:
                 raise self._transport_error(exc, url) from None
             remote = _remote_address(response)
             try:
-                outcome = self._handle(url, response, started, raw)
+                outcome = self._handle(url, response, started, want)
                 return outcome if isinstance(outcome, str) else (*outcome, remote)
             finally:
                 response.close()
 
     def _handle(
-        self, url: str, response: httpx.Response, started: float, raw: bool = False
+        self, url: str, response: httpx.Response, started: float, want: Want | None = None
     ) -> str | tuple[httpx.Response, bytes]:
         status = response.status_code
         location = response.headers.get("location")
@@ -273,8 +279,8 @@ class Fetcher:
             raise _Retry(status, parse_retry_after(response.headers.get("retry-after")))
         if status == 304:
             return response, b""
-        if raw:
-            return response, self._read_body(url, response, started)
+        if want is not None and want.raw:
+            return response, self._read_body(url, response, started, want.sink)
         if not 200 <= status < 300:
             phrase = response.reason_phrase or ""
             raise HTTPStatusError(
@@ -285,8 +291,13 @@ class Fetcher:
             kind_for(mime, url=url)  # refuse before downloading the body
         return response, self._read_body(url, response, started)
 
-    def _read_body(self, url: str, response: httpx.Response, started: float) -> bytes:
-        """The decoded body, stopping as soon as it passes ``max_bytes`` (raw or decoded)."""
+    def _read_body(
+        self, url: str, response: httpx.Response, started: float, sink: IO[bytes] | None = None
+    ) -> bytes:
+        """The decoded body, stopping as soon as it passes ``max_bytes`` (raw or decoded).
+
+        With ``sink`` the decoded bytes are written there and ``b""`` is returned.
+        """
         encoding = response.headers.get("content-encoding")
         declared = response.headers.get("content-length", "")
         if not encoding and declared.isdigit() and int(declared) > self.max_bytes:
@@ -295,7 +306,7 @@ class Fetcher:
             decoder = make_decoder(encoding)
         except DecodeError as exc:
             raise DecodeError(f"{exc} from {url}", url=url) from None
-        body = bytearray()
+        body = Body(sink)
         raw_total = 0
         try:
             for chunk in response.iter_raw(64 * 1024):
@@ -303,20 +314,20 @@ class Fetcher:
                 if raw_total > self.max_bytes:
                     raise self._too_large(url)
                 for piece in decoder.feed(chunk):
-                    body += piece
-                    if len(body) > self.max_bytes:
+                    body.add(piece)
+                    if body.size > self.max_bytes:
                         raise self._too_large(url)
                 if time.monotonic() - started > self.total_timeout:
                     raise FetchError(f"timed out after {self.total_timeout:g} s reading {url}", url=url)
             for piece in decoder.flush():
-                body += piece
-                if len(body) > self.max_bytes:
+                body.add(piece)
+                if body.size > self.max_bytes:
                     raise self._too_large(url)
         except DecodeError as exc:
             raise DecodeError(f"{exc} from {url}", url=url) from None
         except httpx.HTTPError as exc:
             raise self._transport_error(exc, url) from None
-        return bytes(body)
+        return bytes(body.buffer)
 
     def _too_large(self, url: str) -> TooLarge:
         return TooLarge(

@@ -6,9 +6,9 @@ Two requests per run (GitHub REST API, https://docs.github.com/en/rest):
    → the commit SHA as plain text. When the repo's stored source is already
    ``github:owner/name@<that sha>`` (same ``--path``), nothing else is done.
 2. ``GET {api}/repos/{owner}/{name}/tarball/{sha}`` (redirects to codeload) → a gzip tarball,
-   extracted by :func:`docmunch.sources.tarball.extract_tarball` (no traversal, no links, size
-   and count caps; only files with a supported suffix) into a temporary folder that is deleted
-   afterwards.
+   streamed to a temporary file (capped at 256 MiB, never held in memory) and extracted by
+   :func:`docmunch.sources.tarball.extract_tarball` (no traversal, no links, size and count
+   caps; only files with a supported suffix) into a temporary folder deleted afterwards.
 
 The extracted tree is walked with the local-folder rules (:func:`docmunch.index.walk.walk`) and
 every changed file is rendered and stored with :meth:`Index.put_document`, ``doc_path`` being
@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import io
 import os
 import re
 import tempfile
@@ -58,6 +57,9 @@ _SHA = re.compile(r"^[0-9a-f]{40}$")
 _LINE_KINDS = frozenset({"markdown", "text", "rst", "mdx"})
 """Renditions whose bytes are the file's own bytes, so a byte offset gives a source line."""
 _MAX_TARBALL_BYTES = 256 * 2**20
+"""Largest tarball downloaded (bytes, as served: gzip-compressed)."""
+_DOWNLOAD_SECONDS = 600.0
+"""Longest a whole tarball download may take (s)."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -201,37 +203,52 @@ def index_github(
     base = f"{api}/repos/{spec.owner}/{spec.name}"
     own = fetcher is None
     fetcher = fetcher or make_fetcher(
-        allow_private=allow_private, retry_statuses=frozenset({502, 503}), max_bytes=_MAX_TARBALL_BYTES
+        allow_private=allow_private,
+        retry_statuses=frozenset({502, 503}),
+        max_bytes=_MAX_TARBALL_BYTES,
+        total_timeout=_DOWNLOAD_SECONDS,
     )
     try:
-        target = urllib.parse.quote(spec.ref or "HEAD", safe="")
-        answer = fetcher.fetch(
-            f"{base}/commits/{target}", headers=_headers("application/vnd.github.sha"), raw=True
-        )
-        _check(answer, f"resolving {spec.owner}/{spec.name}@{spec.ref or 'HEAD'}")
-        sha = answer.body.decode("ascii", errors="replace").strip()
-        if not _SHA.match(sha):
-            raise SourceError(
-                f"GitHub returned no commit SHA for {spec.owner}/{spec.name}@{spec.ref or 'HEAD'}"
-            )
+        sha = _resolve_sha(fetcher, base, spec)
         source = f"github:{spec.owner}/{spec.name}@{sha}"
         info = next((r for r in index.list_repos() if r.repo == name), None)
         if info is not None and info.source == source and _stored_path(index, name) == sub:
             docs = len(index.list_docs(name))
             return IndexReport(name, 0, docs, 0, 0, info.sections, (), _ms(started))
-        tarball = fetcher.fetch(
-            f"{base}/tarball/{sha}", headers=_headers("application/vnd.github+json"), raw=True
-        )
-        _check(tarball, f"downloading {spec.owner}/{spec.name}@{sha[:12]}")
+        with tempfile.TemporaryDirectory(prefix="docmunch-gh-") as tmp:
+            archive = Path(tmp) / "archive.tar.gz"
+            with archive.open("wb") as sink:  # streamed to disk, never held in memory
+                tarball = fetcher.fetch(
+                    f"{base}/tarball/{sha}",
+                    headers=_headers("application/vnd.github+json"),
+                    raw=True,
+                    sink=sink,
+                )
+            _check(tarball, f"downloading {spec.owner}/{spec.name}@{sha[:12]}")
+            blob = f"{web_base(api)}/{spec.owner}/{spec.name}/blob/{sha}/"
+            meta = {"github_ref": spec.ref, "github_path": sub, "sha": sha}
+            tree = Path(tmp) / "tree"
+            tree.mkdir()
+            report = _index_tree(index, archive, tree, name, sub, blob, meta, progress)
     finally:
         if own:
             fetcher.close()
-    blob = f"{web_base(api)}/{spec.owner}/{spec.name}/blob/{sha}/"
-    meta = {"github_ref": spec.ref, "github_path": sub, "sha": sha}
-    with tempfile.TemporaryDirectory(prefix="docmunch-gh-") as tmp:
-        report = _index_tree(index, tarball.body, Path(tmp), name, sub, blob, meta, progress)
     index.ensure_repo(name, source=source)  # only now: an interrupted run is retried next time
     return dataclasses.replace(report, sections=repo_sections(index, name), elapsed_ms=_ms(started))
+
+
+def _resolve_sha(fetcher: Fetcher, base: str, spec: GitHubSpec) -> str:
+    """The commit SHA of ``spec.ref`` (one request). Raises SourceError."""
+    target = urllib.parse.quote(spec.ref or "HEAD", safe="")
+    answer = fetcher.fetch(
+        f"{base}/commits/{target}", headers=_headers("application/vnd.github.sha"), raw=True
+    )
+    what = f"{spec.owner}/{spec.name}@{spec.ref or 'HEAD'}"
+    _check(answer, f"resolving {what}")
+    sha = answer.body.decode("ascii", errors="replace").strip()
+    if not _SHA.match(sha):
+        raise SourceError(f"GitHub returned no commit SHA for {what}")
+    return sha
 
 
 def _ms(started: float) -> int:
@@ -240,7 +257,7 @@ def _ms(started: float) -> int:
 
 def _index_tree(
     index: Index,
-    data: bytes,
+    archive: Path,
     dest: Path,
     repo: str,
     sub: str | None,
@@ -254,7 +271,8 @@ def _index_tree(
     def keep(rel: str) -> bool:
         return rel.startswith(prefix) and Path(rel).suffix.lower() in suffixes
 
-    extracted = extract_tarball(io.BytesIO(data), dest, keep=keep, limits=TarLimits())
+    with archive.open("rb") as stream:
+        extracted = extract_tarball(stream, dest, keep=keep, limits=TarLimits())
     root = dest / sub if sub else dest
     errors: list[FileError] = [FileError(n, "unsafe archive entry skipped") for n in extracted.skipped_unsafe]
     skipped = len(extracted.skipped_large)

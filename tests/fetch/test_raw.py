@@ -47,3 +47,20 @@ def test_authorization_is_dropped_on_redirect_to_another_origin(server, start_se
     assert by_path["/away"]["authorization"] == "Bearer s3cret"  # same origin: kept
     assert "authorization" not in other.seen[0].headers  # other port = other origin
     assert other.seen[0].headers["x-extra"] == "1"
+
+
+def test_sink_receives_the_streamed_body(server, fetcher, tmp_path):
+    payload = bytes(range(256)) * 4096  # 1 MiB
+    url = server.route(
+        "/big.tar.gz", server.Reply(headers={"Content-Type": "application/gzip"}, body=payload)
+    )
+    with (tmp_path / "out").open("wb") as sink:
+        page = fetcher.fetch(url, raw=True, sink=sink)
+    assert page.body == b"" and page.status == 200
+    assert (tmp_path / "out").read_bytes() == payload
+    fetcher.max_bytes = 1000
+    with (tmp_path / "cut").open("wb") as sink, pytest.raises(TooLarge):
+        fetcher.fetch(url, raw=True, sink=sink)
+    assert (tmp_path / "cut").stat().st_size <= 64 * 1024 + 1000  # stopped within one chunk
+    with pytest.raises(ValueError):
+        fetcher.fetch(url, sink=sink)
