@@ -53,6 +53,7 @@ Progress = Callable[[int, int, str], None]
 """``progress(done, total, url)`` after each page."""
 Outcome = Literal["changed", "unchanged", "gone"]
 _GONE = frozenset({404, 410})
+_EXTRACTABLE = frozenset({".html", ".htm", ".xhtml", ".md", ".markdown", ".txt"})
 
 
 def make_fetcher(*, allow_private: bool = False, **options: Any) -> Fetcher:
@@ -326,9 +327,16 @@ def extract_source(
         path = Path(source).expanduser()
         if not path.is_file():
             raise SourceError(f"no such file: {source}", path=source)
+        suffix = path.suffix.lower()
+        if suffix not in _EXTRACTABLE:
+            raise SourceError(
+                f"cannot extract {source}: {suffix or 'no suffix'} is not HTML, Markdown or text "
+                "(index PDF/DOCX files with `docmunch index`)",
+                path=source,
+            )
         data = path.read_bytes()
         url = path.resolve().as_uri()
-        kind = "html" if path.suffix.lower() in (".html", ".htm", ".xhtml") else "markdown"
+        kind = "html" if suffix in (".html", ".htm", ".xhtml") else "markdown"
         text = decode_html(data)[0] if kind == "html" else data.decode("utf-8", errors="replace")
     if kind != "html":  # Markdown / plain text: already what extraction would give
         fields: dict[str, Any] = dict.fromkeys(

@@ -213,3 +213,14 @@ def test_markdown_alternate_is_preferred_and_a_broken_one_ignored(docmunch_home)
     # dropped heading's id is not in the page's content any more, the locator is the bare URL.
     assert bad[0].title == "P" and bad[0].level == 1
     assert bad[0].locator == {"url": server.url("/bad/")}
+
+
+def test_extract_refuses_other_files_and_missing_ones(tmp_path, capsys, docmunch_home):
+    (tmp_path / "x.pdf").write_bytes(b"%PDF-1.7")
+    code, _, err = run(capsys, "extract", str(tmp_path / "x.pdf"))
+    assert code == 1 and "is not HTML, Markdown or text" in err
+    code, _, err = run(capsys, "extract", str(tmp_path / "missing.html"))
+    assert code == 1 and "no such file" in err
+    (tmp_path / "n.md").write_text("# N\n\nText.\n")
+    code, out, _ = run(capsys, "extract", str(tmp_path / "n.md"))
+    assert code == 0 and out == "# N\n\nText.\n"
