@@ -146,7 +146,7 @@ def _source_progress(
 
 
 def _cmd_refresh(args: argparse.Namespace) -> int:
-    refresh = _optional("docmunch.sources.crawl", "refresh_repo", "refresh")
+    refresh = _optional("docmunch.sources.refresh", "refresh_repo", "refresh")
     started = time.perf_counter()
     with Index.open() as index, _source_progress(args, "refreshing") as progress:
         report: IndexReport = refresh(index, args.repo, allow_private=args.allow_private, progress=progress)

@@ -28,7 +28,7 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from docmunch.errors import BlockedAddress, DocmunchError, HTTPStatusError, RepoNotFound, SourceError
+from docmunch.errors import BlockedAddress, DocmunchError, HTTPStatusError, SourceError
 from docmunch.fetch import Fetcher, check_url
 from docmunch.index import FileError, Index, IndexReport
 from docmunch.sources.discover import (
@@ -50,7 +50,7 @@ from docmunch.sources.web import (
     store_page,
 )
 
-__all__ = ["DEFAULT_MAX_TOTAL_BYTES", "crawl_site", "discover_seeds", "load_robots", "refresh_repo"]
+__all__ = ["DEFAULT_MAX_TOTAL_BYTES", "RunTally", "crawl_site", "discover_seeds", "load_robots"]
 
 DEFAULT_MAX_TOTAL_BYTES = 200 * 2**20
 """Total body bytes a crawl downloads before it stops scheduling pages (200 MiB)."""
@@ -59,7 +59,7 @@ _MAX_SITEMAPS = 50
 
 
 @dataclass(slots=True)
-class _Tally:
+class RunTally:
     """Counters of one run (mutated by the scheduling thread only)."""
 
     indexed: int = 0
@@ -154,6 +154,51 @@ def discover_seeds(fetcher: Fetcher, scope: str, origin: str, robots: Robots) ->
     return list(found)
 
 
+_ASSET_SUFFIXES = frozenset(
+    {
+        ".png",
+        ".jpg",
+        ".jpeg",
+        ".gif",
+        ".svg",
+        ".webp",
+        ".ico",
+        ".css",
+        ".js",
+        ".mjs",
+        ".map",
+        ".json",
+        ".xml",
+        ".woff",
+        ".woff2",
+        ".ttf",
+        ".eot",
+        ".pdf",
+        ".zip",
+        ".gz",
+        ".tgz",
+        ".bz2",
+        ".xz",
+        ".whl",
+        ".tar",
+        ".exe",
+        ".dmg",
+        ".mp4",
+        ".webm",
+        ".mp3",
+        ".ogg",
+        ".wasm",
+    }
+)
+"""Link targets that are never documentation pages (not fetched, not counted as failures)."""
+
+
+def _not_a_page(url: str) -> bool:
+    path = urllib.parse.urlsplit(url).path.lower()
+    dot = path.rfind(".")
+    return dot > path.rfind("/") and path[dot:] in _ASSET_SUFFIXES
+
+
 def _key(url: str) -> str:
     """Identity of a page across its spellings (``x.md``, ``x.html`` and ``x`` are one page)."""
     for suffix in (".md", ".html", ".htm"):
@@ -170,12 +215,12 @@ class _Crawl:
         self.queue: deque[str] = deque()
         self.seen: set[str] = set()
         self.stored_paths: set[str] = set()
-        self.tally = _Tally()
+        self.tally = RunTally()
 
     def offer(self, urls: Iterable[str]) -> None:
         for url in urls:
             key = _key(url)
-            if key in self.seen or not in_scope(url, self.scope):
+            if key in self.seen or not in_scope(url, self.scope) or _not_a_page(url):
                 continue
             self.seen.add(key)
             if not self.robots.allowed(url):
@@ -317,65 +362,3 @@ def _drive(
             tally.errors.append(FileError(run.scope, f"stopped at the {max_bytes} byte budget"))
         return False
     return True
-
-
-def refresh_repo(
-    index: Index,
-    repo: str,
-    *,
-    allow_private: bool = False,
-    progress: Progress | None = None,
-    fetcher: Fetcher | None = None,
-    concurrency: int = 4,
-) -> IndexReport:
-    """Re-check every document of ``repo`` at its source.
-
-    URL repos: every page is re-fetched with a conditional request (its stored ETag /
-    Last-Modified); a 304 or an identical body costs no extraction, a 404/410 removes the
-    page, other failures are reported and keep the old copy. GitHub repos are re-indexed at the
-    stored ref (``meta["github_ref"]``; one request when the SHA did not move); local folders
-    are re-walked incrementally.
-
-    Raises:
-        RepoNotFound: no such repo.
-    """
-    info = next((r for r in index.list_repos() if r.repo == repo), None)
-    if info is None:
-        raise RepoNotFound(repo)
-    if info.source.startswith("github:"):
-        from docmunch.sources.github import index_github, stored_ref
-
-        spec = info.source.rsplit("@", 1)[0]
-        ref = stored_ref(index, repo)
-        return index_github(index, spec, ref=ref, repo=repo, progress=progress, allow_private=allow_private)
-    if not info.source.startswith(("http://", "https://")):
-        from pathlib import Path
-
-        return index.index_path(Path(info.source), repo=repo, progress=progress)
-    started = time.perf_counter()
-    tally = _Tally()
-    docs = index.list_docs(repo)
-    own = fetcher is None
-    fetcher = fetcher or make_fetcher(allow_private=allow_private)
-    try:
-        with cf.ThreadPoolExecutor(
-            max_workers=max(1, concurrency), thread_name_prefix="docmunch-refresh"
-        ) as pool:
-            futures = {}
-            for doc in docs:
-                state = index.document_state(repo, doc.doc_path)
-                url = (state.meta.get("url") if state else None) or doc.source_ref or ""
-                futures[pool.submit(load_page, fetcher, url, state=state, doc_path=doc.doc_path)] = url
-            for future in cf.as_completed(futures):
-                url = futures[future]
-                tally.done += 1
-                try:
-                    tally.count(index, repo, future.result(), info.source)
-                except (DocmunchError, ValueError, LookupError, UnicodeError, OSError) as exc:
-                    tally.errors.append(page_error(url, exc))
-                if progress is not None:
-                    progress(tally.done, len(futures), url)
-    finally:
-        if own:
-            fetcher.close()
-    return tally.report(index, repo, started)

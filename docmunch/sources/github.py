@@ -45,7 +45,7 @@ from docmunch.index.walk import looks_binary, walk
 from docmunch.sources.tarball import TarLimits, extract_tarball
 from docmunch.sources.web import Progress, make_fetcher, repo_sections
 
-__all__ = ["GitHubSpec", "api_base", "index_github", "parse_spec", "stored_ref", "web_base"]
+__all__ = ["GitHubSpec", "api_base", "index_github", "parse_spec", "stored_github", "web_base"]
 
 DEFAULT_API = "https://api.github.com"
 _SPEC = re.compile(
@@ -146,21 +146,15 @@ def _check(result: FetchResult, what: str) -> None:
     raise SourceError(f"GitHub answered HTTP {status} while {what}", path=result.url)
 
 
-def stored_ref(index: Index, repo: str) -> str | None:
-    """The ref a GitHub repo was indexed at (``None`` = default branch), from its documents' meta."""
+def stored_github(index: Index, repo: str) -> dict[str, Any]:
+    """What a GitHub repo was indexed from, read from its documents' meta: ``{"github_repo":
+    "owner/name", "github_ref": ref or None, "github_path": subdir or None, "sha": …}``
+    (empty when the repo has no document)."""
     for doc in index.list_docs(repo)[:1]:
         state = index.document_state(repo, doc.doc_path)
         if state is not None:
-            return state.meta.get("github_ref")
-    return None
-
-
-def _stored_path(index: Index, repo: str) -> str | None:
-    for doc in index.list_docs(repo)[:1]:
-        state = index.document_state(repo, doc.doc_path)
-        if state is not None:
-            return state.meta.get("github_path")
-    return None
+            return {k: state.meta.get(k) for k in ("github_repo", "github_ref", "github_path", "sha")}
+    return {}
 
 
 def index_github(
@@ -212,7 +206,11 @@ def index_github(
         sha = _resolve_sha(fetcher, base, spec)
         source = f"github:{spec.owner}/{spec.name}@{sha}"
         info = next((r for r in index.list_repos() if r.repo == name), None)
-        if info is not None and info.source == source and _stored_path(index, name) == sub:
+        if (
+            info is not None
+            and info.source == source
+            and stored_github(index, name).get("github_path") == sub
+        ):
             docs = len(index.list_docs(name))
             return IndexReport(name, 0, docs, 0, 0, info.sections, (), _ms(started))
         with tempfile.TemporaryDirectory(prefix="docmunch-gh-") as tmp:
@@ -226,7 +224,12 @@ def index_github(
                 )
             _check(tarball, f"downloading {spec.owner}/{spec.name}@{sha[:12]}")
             blob = f"{web_base(api)}/{spec.owner}/{spec.name}/blob/{sha}/"
-            meta = {"github_ref": spec.ref, "github_path": sub, "sha": sha}
+            meta = {
+                "github_repo": f"{spec.owner}/{spec.name}",
+                "github_ref": spec.ref,
+                "github_path": sub,
+                "sha": sha,
+            }
             tree = Path(tmp) / "tree"
             tree.mkdir()
             report = _index_tree(index, archive, tree, name, sub, blob, meta, progress)

@@ -6,7 +6,8 @@ import itertools
 import shutil
 
 from docmunch.index import Index
-from docmunch.sources.crawl import crawl_site, refresh_repo
+from docmunch.sources.crawl import crawl_site
+from docmunch.sources.refresh import refresh_repo
 from docmunch.sources.web import doc_path_for
 
 

@@ -161,15 +161,18 @@ def test_spec_parsing_and_web_host():
     assert web_base("https://ghe.example/api/v3") == "https://ghe.example"
 
 
-def test_refresh_of_a_github_repo_checks_the_sha_only(github, tmp_path, docmunch_home):
-    from docmunch.sources.crawl import refresh_repo
+def test_refresh_of_a_github_repo_keeps_ref_and_path_and_checks_the_sha_only(github, tmp_path, docmunch_home):
+    from docmunch.sources.refresh import refresh_repo
 
     tree = tmp_path / "tree"
-    tree.mkdir()
+    (tree / "docs").mkdir(parents=True)
     (tree / "README.md").write_text("# Readme\n\nHello.\n")
+    (tree / "docs" / "a.md").write_text("# A\n\nText.\n")
     github.publish("o", "n", github.tarball_of(tree, "o-n-1"), ref="main")
     with Index.open() as index:
-        index_github(index, "github:o/n@main", allow_private=True)
-        again = refresh_repo(index, "n", allow_private=True)
+        index_github(index, "github:o/n@main", path="docs", repo="docs-only", allow_private=True)
+        again = refresh_repo(index, "docs-only", allow_private=True)
+        docs = {d.doc_path for d in index.list_docs("docs-only")}
     assert again.docs_unchanged == 1 and again.docs_indexed == 0
+    assert docs == {"docs/a.md"}
     assert github.count("/repos/o/n/commits/main") == 2 and github.count("/codeload/") == 1

@@ -1,0 +1,92 @@
+"""``docmunch refresh REPO``: re-check every document of a repo at its source.
+
+URL and crawled repos: each page is re-fetched with a conditional request (its stored ETag /
+Last-Modified), ``concurrency`` at a time; a 304 (or an identical body) costs no extraction,
+a 404/410 removes the page, other failures are reported and keep the stored copy. GitHub
+repos: one request for the SHA at the stored ref, a download only when it moved. Local
+folders: an incremental re-walk.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import time
+from pathlib import Path
+
+from docmunch.errors import DocmunchError, RepoNotFound
+from docmunch.fetch import Fetcher
+from docmunch.index import Index, IndexReport
+from docmunch.sources.crawl import RunTally
+from docmunch.sources.web import Progress, load_page, make_fetcher, page_error
+
+__all__ = ["refresh_repo"]
+
+
+def refresh_repo(
+    index: Index,
+    repo: str,
+    *,
+    allow_private: bool = False,
+    progress: Progress | None = None,
+    fetcher: Fetcher | None = None,
+    concurrency: int = 4,
+) -> IndexReport:
+    """Re-check every document of ``repo`` at its source.
+
+    URL repos: every page is re-fetched with a conditional request (its stored ETag /
+    Last-Modified); a 304 or an identical body costs no extraction, a 404/410 removes the
+    page, other failures are reported and keep the old copy. GitHub repos are re-indexed with
+    the stored repository, ref and ``--path`` (one request when the SHA did not move); local
+    folders are re-walked incrementally.
+
+    Raises:
+        RepoNotFound: no such repo.
+    """
+    info = next((r for r in index.list_repos() if r.repo == repo), None)
+    if info is None:
+        raise RepoNotFound(repo)
+    if info.source.startswith("github:"):
+        from docmunch.sources.github import index_github, stored_github
+
+        stored = stored_github(index, repo)
+        spec = (
+            f"github:{stored['github_repo']}" if stored.get("github_repo") else info.source.rsplit("@", 1)[0]
+        )
+        return index_github(
+            index,
+            spec,
+            ref=stored.get("github_ref"),
+            repo=repo,
+            path=stored.get("github_path"),
+            progress=progress,
+            allow_private=allow_private,
+        )
+    if not info.source.startswith(("http://", "https://")):
+        return index.index_path(Path(info.source), repo=repo, progress=progress)
+    started = time.perf_counter()
+    tally = RunTally()
+    docs = index.list_docs(repo)
+    own = fetcher is None
+    fetcher = fetcher or make_fetcher(allow_private=allow_private)
+    try:
+        with cf.ThreadPoolExecutor(
+            max_workers=max(1, concurrency), thread_name_prefix="docmunch-refresh"
+        ) as pool:
+            futures = {}
+            for doc in docs:
+                state = index.document_state(repo, doc.doc_path)
+                url = (state.meta.get("url") if state else None) or doc.source_ref or ""
+                futures[pool.submit(load_page, fetcher, url, state=state, doc_path=doc.doc_path)] = url
+            for future in cf.as_completed(futures):
+                url = futures[future]
+                tally.done += 1
+                try:
+                    tally.count(index, repo, future.result(), info.source)
+                except (DocmunchError, ValueError, LookupError, UnicodeError, OSError) as exc:
+                    tally.errors.append(page_error(url, exc))
+                if progress is not None:
+                    progress(tally.done, len(futures), url)
+    finally:
+        if own:
+            fetcher.close()
+    return tally.report(index, repo, started)
