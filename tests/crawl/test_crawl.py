@@ -45,7 +45,10 @@ def test_crawl_honours_crawl_delay(site, fetcher, docmunch_home):
     times = sorted(h.at for h in site.server.hits[1:])  # after robots.txt set the rate
     gaps = [b - a for a, b in itertools.pairwise(times)]
     assert len(gaps) > 10
-    assert min(gaps) >= site.crawl_delay - 0.03, min(gaps)
+    # The k-th request cannot leave before k delays have passed (timestamps taken at the server;
+    # a thread woken late can shorten one gap, so single gaps get half a delay of slack).
+    assert times[-1] - times[0] >= len(gaps) * site.crawl_delay * 0.98
+    assert min(gaps) >= site.crawl_delay / 2, min(gaps)
 
 
 def test_max_pages_stops_the_crawl_and_keeps_the_index(site, fetcher, docmunch_home):
