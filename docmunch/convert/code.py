@@ -20,7 +20,7 @@ import re
 
 from lxml import etree
 
-from docmunch.convert.escaping import HTML_WHITESPACE, code_span
+from docmunch.convert.escaping import HTML_WHITESPACE
 from docmunch.convert.state import State, class_tokens, element_tag
 
 __all__ = ["code_block", "code_language", "fenced", "is_gutter", "pre_text", "start_pre", "start_span"]
@@ -107,7 +107,7 @@ def code_block(state: State, pre: etree._Element) -> None:
     text = pre_text(pre)
     if state.cell_depth:
         collapsed = HTML_WHITESPACE.sub(" ", text).strip()
-        state.add_markdown(code_span(collapsed))
+        state.add_code(collapsed)
         return
     if text.strip() == "":
         return

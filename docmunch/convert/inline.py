@@ -25,7 +25,6 @@ from docmunch.convert.blocks import EndHandler
 from docmunch.convert.emphasis import CLOSE, MARKERS, OPEN
 from docmunch.convert.escaping import (
     HTML_WHITESPACE,
-    code_span,
     escape_text,
     link_destination,
     link_title,
@@ -172,7 +171,7 @@ def start_code(state: State, element: etree._Element) -> None:
     if not text.strip(" "):
         state.add_text(text)
         return
-    state.add_markdown(code_span(text))
+    state.add_code(text)
 
 
 def start_kbd(state: State, element: etree._Element) -> None:

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from lxml import etree
@@ -20,6 +21,7 @@ from docmunch.convert.state import State, element_tag, finish_paragraph
 __all__ = ["ListState", "start_li", "start_list"]
 
 _MAX_NUMBER = 999_999_999  # CommonMark: at most nine digits
+_THEMATIC_BREAK = re.compile(r"^(?:- *)+---$")
 
 
 @dataclass(slots=True)
@@ -124,4 +126,9 @@ def _render_item(marker: str, body: str) -> str:
     if not body:
         return marker
     indent = " " * (len(marker) + 1)
-    return prefix_lines(body, marker + " ", indent)
+    text = prefix_lines(body, marker + " ", indent)
+    first, newline, rest = text.partition("\n")
+    if _THEMATIC_BREAK.match(first):
+        # "- ---" and "- - ---" would read as one thematic break, not an item holding one.
+        first = first[:-3] + "___"
+    return first + newline + rest

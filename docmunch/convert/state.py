@@ -18,7 +18,7 @@ from typing import Any
 from lxml import etree
 
 from docmunch.convert.emphasis import resolve_markers
-from docmunch.convert.escaping import HTML_WHITESPACE, escape_line_starts, escape_text
+from docmunch.convert.escaping import HTML_WHITESPACE, code_span, escape_line_starts, escape_text
 
 __all__ = [
     "MAX_NESTING",
@@ -51,6 +51,8 @@ class InlineFrame:
     """Per-kind data (link target and title, HTML tag name)."""
     parts: list[str] = field(default_factory=list)
     """Markdown pieces collected so far."""
+    code_text: str | None = None
+    """Text of the last code span added here (adjacent code spans are merged into one)."""
 
 
 @dataclass(slots=True)
@@ -172,6 +174,17 @@ class State:
         frame = self.top
         _append(frame.inlines[-1].parts, markdown)
         frame.last_space = ends_in_space
+
+    def add_code(self, text: str) -> None:
+        """Add an inline code span; one right after another merges with it (```a``b``` would not
+        parse back as two spans)."""
+        inline = self.top.inlines[-1]
+        previous = inline.code_text
+        if previous is not None and inline.parts and inline.parts[-1] == code_span(previous):
+            inline.parts.pop()
+            text = previous + text
+        self.add_markdown(code_span(text))
+        inline.code_text = text
 
     def push_inline(self, kind: str, render: InlineRender, data: Any = None) -> None:
         """Open a formatting element."""
