@@ -36,17 +36,16 @@ def _inline() -> st.SearchStrategy[str]:
 INLINE = _inline()
 
 
+def _table(rows: list[list[str]]) -> str:
+    body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows)
+    return f"<table>{body}</table>"
+
+
 def _blocks() -> st.SearchStrategy[str]:
     paragraph = INLINE.map(lambda inner: f"<p>{inner}</p>")
     heading = st.tuples(st.integers(1, 6), INLINE).map(lambda pair: f"<h{pair[0]}>{pair[1]}</h{pair[0]}>")
     pre = CODE.map(lambda code: f"<pre>{html.escape(code)}</pre>")
-    table = st.lists(st.lists(INLINE, min_size=2, max_size=2), min_size=1, max_size=3).map(
-        lambda rows: (
-            "<table>"
-            + "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
-            + "</table>"
-        )
-    )
+    table = st.lists(st.lists(INLINE, min_size=2, max_size=2), min_size=1, max_size=3).map(_table)
     leaf = paragraph | heading | pre | table | st.just("<hr>")
 
     def nest(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
