@@ -200,11 +200,11 @@ def _not_a_page(url: str) -> bool:
 
 
 def _key(url: str) -> str:
-    """Identity of a page across its spellings (``x.md``, ``x.html`` and ``x`` are one page)."""
+    """Identity of a page across its spellings (``x.md``, ``x.html``, ``x/`` and ``x`` are one page)."""
     for suffix in (".md", ".html", ".htm"):
         if url.endswith(suffix):
             return url[: -len(suffix)]
-    return url
+    return url[:-1] if url.endswith("/") and url.count("/") > 3 else url
 
 
 class _Crawl:
@@ -236,7 +236,13 @@ class _Crawl:
             self.tally.errors.append(FileError(requested, "not found (HTTP 404/410)"))
             return
         canonical = page.canonical
-        if canonical and canonical != page.url and in_scope(canonical, self.scope):
+        requested_canonical = canonical is not None and _key(canonical) == _key(requested)
+        if (
+            canonical
+            and canonical != page.url
+            and not requested_canonical
+            and in_scope(canonical, self.scope)
+        ):
             # Another URL is the page's canonical one: store that page (fetched on its own, with
             # its own validators) instead of this copy.
             self.seen.add(_key(page.url))

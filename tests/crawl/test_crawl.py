@@ -138,3 +138,22 @@ def test_byte_budget_stops_scheduling_and_keeps_stored_pages(site, fetcher, docm
     again, docs_again = crawl(site, fetcher, max_total_bytes=1, concurrency=1)
     # A 304 downloads no body, so the re-crawl gets one page further; a cut-short crawl removes nothing.
     assert docs_again > docs and again.docs_removed == 0
+
+
+def test_canonical_without_trailing_slash_that_redirects_back_is_still_stored(fetcher, docmunch_home):
+    from docmunch_test_siteserver import Reply, SiteServer
+
+    server = SiteServer()
+    words = "<p>" + "Words of the page body, long enough to be its main content. " * 6 + "</p>"
+    page = (
+        f'<html><head><title>S</title><link rel="canonical" href="/s"></head><body><h1 id="s">S</h1>{words}'
+    )
+    server.routes["/s/"] = Reply(body=(page + "</body></html>").encode())
+    server.routes["/s"] = Reply(301, {"Location": "/s/"})
+    try:
+        with Index.open() as index:
+            report = crawl_site(index, server.url("/s/"), repo="s", scope=server.url("/"), fetcher=fetcher)
+            docs = {d.doc_path for d in index.list_docs("s")}
+    finally:
+        server.close()
+    assert docs == {"s/index.md"} and report.docs_indexed == 1
