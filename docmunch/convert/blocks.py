@@ -194,6 +194,7 @@ def _end_bold_line(state: State, element: etree._Element) -> None:
     raw = _SPACES.sub(" ", raw).strip()
     if not raw:
         return
+    raw = raw.replace(OPEN["strong"], "").replace(CLOSE["strong"], "")  # already bold as a whole
     text = finish_paragraph(OPEN["strong"] + raw + CLOSE["strong"])
     if joiner != " ":
         text = text.replace("\\\n", joiner)
