@@ -189,16 +189,12 @@ def start_dt(state: State, element: etree._Element) -> EndHandler:
 
 def _end_bold_line(state: State, element: etree._Element) -> None:
     frame, content = state.pop_block()
-    joiner = "<br>" if state.cell_depth else " "
     raw = " ".join([text.replace("\\\n", " ") for _, text in frame.blocks] + [content])
-    raw = _SPACES.sub(" ", raw).strip()
+    raw = _SPACES.sub(" ", raw).strip()  # one line: hard breaks and paragraph ends become spaces
     if not raw:
         return
     raw = raw.replace(OPEN["strong"], "").replace(CLOSE["strong"], "")  # already bold as a whole
-    text = finish_paragraph(OPEN["strong"] + raw + CLOSE["strong"])
-    if joiner != " ":
-        text = text.replace("\\\n", joiner)
-    state.add_block("p", text)
+    state.add_block("p", finish_paragraph(OPEN["strong"] + raw + CLOSE["strong"]))
 
 
 def start_hr(state: State, element: etree._Element) -> None:

@@ -32,9 +32,10 @@ __all__ = [
 ]
 
 Block = tuple[str, str]
-"""A rendered block: (kind, Markdown without trailing newline). Kinds: ``p``, ``heading``, ``code``,
-``list`` (can interrupt a paragraph), ``list-loose-start`` (cannot), ``hr``, ``quote``, ``table``,
-``html``, ``math``."""
+"""A rendered block: (kind, Markdown without trailing newline). Kinds: ``p``, ``heading``,
+``code``, ``hr``, ``quote``, ``table``, ``html`` (raw HTML table), ``math``, ``item`` (a list
+item inside a list frame) and ``list:<marker>`` with the list's marker (``-``, ``*``, ``.``,
+``)``) so that a following list can choose the other one."""
 
 InlineRender = Callable[["InlineFrame", str], str]
 
@@ -144,10 +145,6 @@ class State:
     def flat(self) -> bool:
         """Whether block structure is flattened here (inside a table cell or at the nesting cap)."""
         return self.cell_depth > 0 or self.nesting >= MAX_NESTING
-
-    def in_kind(self, kind: str) -> bool:
-        """Whether any open block frame has ``kind``."""
-        return any(frame.kind == kind for frame in self.frames)
 
     # -- inline output ---------------------------------------------------------------------
 
