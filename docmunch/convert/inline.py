@@ -143,10 +143,17 @@ def start_link(state: State, element: etree._Element) -> EndHandler | None:
     return _end_inline
 
 
+def _first_candidate(element: etree._Element) -> str | None:
+    """The first URL of ``srcset`` / ``data-srcset`` (``"a.png 1x, b.png 2x"``), if any."""
+    srcset = element.get("srcset") or element.get("data-srcset") or ""
+    first = srcset.strip().split(",", 1)[0].split()
+    return first[0] if first else None
+
+
 def start_img(state: State, element: etree._Element) -> None:
     """``<img>``: ``![alt](src "title")``."""
     state.skip()
-    src = (element.get("src") or element.get("data-src") or "").strip()
+    src = (element.get("src") or element.get("data-src") or _first_candidate(element) or "").strip()
     if not src or src.lower().startswith(_UNSAFE_SCHEMES):
         return
     alt = HTML_WHITESPACE.sub(" ", element.get("alt") or "").strip()
