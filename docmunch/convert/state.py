@@ -76,12 +76,18 @@ class BlockFrame:
 _SPACES_AROUND_BREAK = re.compile(r" *\n *")
 
 
-def finish_paragraph(content: str) -> str:
-    """Turn finished inline Markdown into paragraph text: hard breaks, markers, line starts."""
+def finish_paragraph(content: str, *, line_starts: bool = True) -> str:
+    """Turn finished inline Markdown into paragraph text: hard breaks, markers, line starts.
+
+    ``line_starts=False`` skips the line-start escapes (text inside a GFM table cell never
+    starts a Markdown line).
+    """
     content = _SPACES_AROUND_BREAK.sub("\n", resolve_markers(content)).strip(" \n")
     if not content:
         return ""
-    return escape_line_starts(content).replace("\n", "\\\n")
+    if line_starts:
+        content = escape_line_starts(content)
+    return content.replace("\n", "\\\n")
 
 
 def _append(parts: list[str], markdown: str) -> None:
@@ -221,7 +227,7 @@ class State:
         frame = self.top
         if not any(inline.parts for inline in frame.inlines):
             return
-        text = finish_paragraph(self._collapse_inlines(frame))
+        text = finish_paragraph(self._collapse_inlines(frame), line_starts=not self.cell_depth)
         if text:
             frame.blocks.append(("p", text))
 

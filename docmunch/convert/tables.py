@@ -6,7 +6,9 @@
   column count. Cell content is inline Markdown on one line: paragraphs and ``<br>`` become
   ``<br>``, ``|`` is escaped ``\\|``. The caption is a paragraph before the table; alignment comes
   from ``align``/``text-align`` of the header cells.
-* A table whose cells hold a code block, a list or another table cannot be a GFM table. It is
+* Rows whose cells are all empty are left out (image-only rows after extraction, spacers).
+* A list in a cell is written inline: its items are ``<br>``-separated ``- item`` lines.
+* A table whose cells hold a code block or another table cannot be a GFM table. It is
   written as a raw HTML block keeping only structural tags (``table caption thead tbody tfoot tr
   th td`` with ``colspan``/``rowspan``, and ``pre code ul ol li p br``) and escaped text; newlines
   inside ``<pre>`` are written ``&#10;`` so the HTML block holds no blank line (CommonMark HTML
@@ -34,7 +36,7 @@ from docmunch.convert.state import State, class_tokens, element_tag
 __all__ = ["start_caption", "start_cell", "start_row", "start_section", "start_table"]
 
 _MAX_SPAN = 1000
-_BLOCKING_TAGS = frozenset({"pre", "ul", "ol", "table", "menu"})
+_BLOCKING_TAGS = frozenset({"pre", "table"})
 _RAW_TAGS = frozenset(
     {
         "table",
@@ -278,6 +280,9 @@ def render_gfm(table: TableState) -> str:
     if not any(cell.text for cells in ordered for cell in cells):
         return ""  # a spacer or decoration table
     grid, aligns = _layout(ordered)
+    if not any(grid[0]):
+        aligns = []
+    grid = [row for row in grid if any(row)]
     width = max(len(row) for row in grid)
     if width == 0:
         return ""
