@@ -32,6 +32,9 @@ _HTML = {
 }
 _OPENERS = frozenset({"\x01", "\x03", "\x05"})
 # A delimiter right after an already-written closing delimiter would merge with it.
+_STAR = frozenset({"\x01", "\x02", "\x03", "\x04"})
+_STAR_OPENERS = frozenset({"\x01", "\x03"})
+_STAR_CLOSERS = frozenset({"\x02", "\x04"})
 _CLASH_BEFORE = frozenset({"*", "~", "\x02", "\x04", "\x06"})
 
 
@@ -95,8 +98,13 @@ def resolve_markers(text: str) -> str:
         open_before = _neighbour(pieces, start, -1)
         close_after = _neighbour(pieces, index, 1)
         sibling_clash = close_after in _OPENERS or open_before in _CLASH_BEFORE
+        # A star pair touching its enclosing star pair on one side only would merge into a
+        # longer delimiter run there ("***1*1*1***"): the "multiple of 3" rule then pairs the
+        # runs differently. Touching on both sides ("***x***") parses as intended.
+        one_sided = marker in _STAR and (open_before in _STAR_OPENERS) != (close_after in _STAR_CLOSERS)
         usable = (
             not sibling_clash
+            and not one_sided
             and _left_flanking(open_before, _neighbour(pieces, start, 1))
             and _right_flanking(_neighbour(pieces, index, -1), close_after)
         )
