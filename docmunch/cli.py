@@ -18,7 +18,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from docmunch import __version__
 from docmunch.errors import DocmunchError, SourceError
@@ -76,19 +76,37 @@ def _cmd_index(args: argparse.Namespace) -> int:
                 )
         else:
             report = _index_local(index, Path(source), args)
+    if not args.json:
+        secs = time.perf_counter() - started
+        _console().print(
+            f"[bold]{_esc(report.repo)}[/]: {report.docs_indexed} indexed, "
+            f"{report.docs_unchanged} unchanged, "
+            f"{report.docs_removed} removed, {report.docs_skipped} skipped, {len(report.errors)} errors; "
+            f"{report.sections} sections ({secs:.2f} s)"
+        )
+    return _run_outcome(report, args)
+
+
+def _run_outcome(report: IndexReport, args: argparse.Namespace) -> int:
+    """Print a run's JSON (``--json``) or its per-file problems (stderr); return the exit status.
+
+    Each failed file or page is one ``docmunch: error PATH: MESSAGE`` line on stderr (and each
+    skipped file one ``docmunch: skipped PATH: REASON`` line). The run exits 1 when it had
+    errors and nothing was indexed or unchanged (the whole request failed), else 0: one bad file
+    in a folder is reported, never fatal.
+    """
     if args.json:
         _emit_json(report.to_json())
-        return 0
-    console = _console()
-    secs = time.perf_counter() - started
-    console.print(
-        f"[bold]{report.repo}[/]: {report.docs_indexed} indexed, {report.docs_unchanged} unchanged, "
-        f"{report.docs_removed} removed, {report.docs_skipped} skipped, {len(report.errors)} errors; "
-        f"{report.sections} sections ({secs:.2f} s)"
-    )
-    for err in report.errors:
-        console.print(f"  [red]error[/] {err.path}: {err.error}", markup=True)
-    return 0
+    else:
+        for path, reason in zip(report.skipped_paths, report.skipped_reasons, strict=False):
+            sys.stderr.write(f"docmunch: skipped {path}: {reason}\n")
+        for err in report.errors:
+            message = " ".join(err.error.split())
+            prefix = f"{err.path}: "
+            message = message.removeprefix(prefix)  # some errors already name their file
+            sys.stderr.write(f"docmunch: error {err.path}: {message}\n")
+    failed = bool(report.errors) and report.docs_indexed == 0 and report.docs_unchanged == 0
+    return 1 if failed else 0
 
 
 def _index_local(index: Index, path: Path, args: argparse.Namespace) -> IndexReport:
@@ -150,18 +168,14 @@ def _cmd_refresh(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     with Index.open() as index, _source_progress(args, "refreshing") as progress:
         report: IndexReport = refresh(index, args.repo, allow_private=args.allow_private, progress=progress)
-    if args.json:
-        _emit_json(report.to_json())
-        return 0
-    console = _console()
-    console.print(
-        f"[bold]{_esc(report.repo)}[/]: {report.docs_indexed} changed, {report.docs_unchanged} unchanged, "
-        f"{report.docs_removed} removed, {len(report.errors)} errors; {report.sections} sections "
-        f"({time.perf_counter() - started:.2f} s)"
-    )
-    for err in report.errors:
-        console.print(f"  [red]error[/] {_esc(err.path)}: {_esc(err.error)}")
-    return 0
+    if not args.json:
+        _console().print(
+            f"[bold]{_esc(report.repo)}[/]: {report.docs_indexed} changed, "
+            f"{report.docs_unchanged} unchanged, "
+            f"{report.docs_removed} removed, {len(report.errors)} errors; {report.sections} sections "
+            f"({time.perf_counter() - started:.2f} s)"
+        )
+    return _run_outcome(report, args)
 
 
 def _stderr_console() -> Any:
@@ -323,11 +337,18 @@ def _esc(text: str) -> str:
 
 
 # --- parser ----------------------------------------------------------------------------------
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line usage errors (exit 2) instead of the usage block plus a line."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see '{self.prog} --help')\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argparse parser of every sub-command (also used for ``--help`` docs)."""
-    p = argparse.ArgumentParser(prog="docmunch", description="Byte-exact documentation section index.")
+    p = _Parser(prog="docmunch", description="Byte-exact documentation section index.")
     p.add_argument("--version", action="version", version=f"docmunch {__version__}")
-    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
 
     def cmd(name: str, func: Callable[[argparse.Namespace], int], help_: str) -> argparse.ArgumentParser:
         sp = sub.add_parser(name, help=help_, description=help_)

@@ -22,6 +22,7 @@ line and exits 1, the MCP server turns it into a tool error. Builtin ``ValueErro
     ├── IndexStoreError             the SQLite store or raw cache is unusable (path)
     │   └── SchemaVersionError      index written by another schema version
     ├── RepoNotFound                no indexed repo by that name (repo)
+    ├── DocumentNotFound            no document by that path in the repo (repo, doc_path)
     └── SectionNotFound             no section by that id in the repo (repo, section_id)
 """
 
@@ -32,6 +33,7 @@ __all__ = [
     "ConvertError",
     "DecodeError",
     "DocmunchError",
+    "DocumentNotFound",
     "ExtractError",
     "FetchError",
     "HTTPStatusError",
@@ -152,6 +154,18 @@ class RepoNotFound(DocmunchError):
             f"unknown repo {repo!r}; `docmunch list` (MCP: list_repos) shows the indexed ones"
         )
         self.repo = repo
+
+
+class DocumentNotFound(DocmunchError):
+    """No document ``doc_path`` exists in ``repo``."""
+
+    def __init__(self, repo: str, doc_path: str) -> None:
+        super().__init__(
+            f"unknown document {doc_path!r} in repo {repo!r}; "
+            "`docmunch toc REPO` (MCP: list_docs) lists the indexed documents"
+        )
+        self.repo = repo
+        self.doc_path = doc_path
 
 
 class SectionNotFound(DocmunchError):

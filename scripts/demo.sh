@@ -4,7 +4,8 @@
 #   DOCS=path        folder to index (default: docs, this project's own documentation)
 #   DEMO_QUERY=text  query to run (default: one that fits docs/; for another folder, the title
 #                    of its first heading)
-#   DOCMUNCH_HOME    index location (default: .docmunch-demo/ in the repo, git-ignored)
+#   DEMO_HOME        index location (default: .docmunch-demo/ in the repo, git-ignored); the
+#                    demo never uses your own DOCMUNCH_HOME, so it cannot touch your real index
 #
 # A second run is quick: unchanged files are recognised by their sha256 and not parsed again.
 set -euo pipefail
@@ -12,7 +13,7 @@ cd "$(dirname "$0")/.."
 
 DOCS="${DOCS:-docs}"
 DEMO_QUERY="${DEMO_QUERY:-}"
-export DOCMUNCH_HOME="${DOCMUNCH_HOME:-$PWD/.docmunch-demo}"
+export DOCMUNCH_HOME="${DEMO_HOME:-$PWD/.docmunch-demo}"
 DM=.venv/bin/docmunch
 PY=.venv/bin/python
 

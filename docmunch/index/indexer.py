@@ -88,6 +88,9 @@ def index_path(
         store: the open store.
         path: folder or file.
         repo: repo name; default = the folder's name (for a file: its parent folder's name).
+            For a single file the repo's recorded source is that file, so ``refresh`` re-reads
+            only it; a run that indexes nothing into a repo that did not exist before leaves
+            no empty repo behind.
         incremental: skip files whose sha256 is unchanged (``False`` re-parses everything).
         max_file_bytes: size cap in bytes; larger files are skipped.
         password: for encrypted PDF/DOCX files.
@@ -129,10 +132,11 @@ def index_path(
             skipped.append((root.name, f"larger than {max_file_bytes} bytes"))
         else:
             files.append(WalkFile(root, root.name, size))
-        source = str(root.parent)
+        source = str(root)
     else:
         raise SourceError(f"not a regular file or folder: {path}", path=str(path))
 
+    existed = store.conn.execute("SELECT 1 FROM repos WHERE name = ?", (name,)).fetchone() is not None
     store.ensure_repo(name, source=source)
     known = store.source_hashes(name)
     errors: list[FileError] = []
@@ -183,6 +187,8 @@ def index_path(
         for gone in sorted(set(known) - seen):
             if store.remove_document(name, gone):
                 removed += 1
+    if not existed and indexed == 0 and unchanged == 0:
+        store.delete_repo(name)  # nothing usable: do not leave an empty repo behind
     sections = int(
         store.conn.execute(
             "SELECT count(*) FROM sections s JOIN docs d ON d.id = s.doc_id JOIN repos r ON r.id = d.repo_id "
@@ -200,4 +206,5 @@ def index_path(
         errors=tuple(errors),
         elapsed_ms=round((time.perf_counter() - started) * 1000),
         skipped_paths=tuple(p for p, _ in skipped),
+        skipped_reasons=tuple(reason for _, reason in skipped),
     )

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from docmunch.errors import SectionNotFound
+from docmunch.errors import DocumentNotFound, SectionNotFound
 from docmunch.index.records import DocInfo, Mismatch, RepoInfo, SectionRead, VerifyReport
 from docmunch.index.store import Store
 from docmunch.section import Section
@@ -86,11 +86,20 @@ def list_docs(store: Store, repo: str) -> list[DocInfo]:
 
 
 def toc(store: Store, repo: str, doc_path: str | None = None) -> list[Section]:
-    """Sections of a repo (or one document) in document order. Raises RepoNotFound."""
+    """Sections of a repo (or one document) in document order.
+
+    Raises:
+        RepoNotFound: no such repo. DocumentNotFound: ``doc_path`` is not indexed in it.
+    """
     repo_id = store.repo_id(repo)
     sql = f"SELECT {SECTION_COLUMNS} {_FROM} WHERE d.repo_id = ?"
     args: list[Any] = [repo_id]
     if doc_path is not None:
+        known = store.conn.execute(
+            "SELECT 1 FROM docs WHERE repo_id = ? AND doc_path = ?", (repo_id, doc_path)
+        ).fetchone()
+        if known is None:
+            raise DocumentNotFound(repo, doc_path)
         sql += " AND d.doc_path = ?"
         args.append(doc_path)
     sql += " ORDER BY d.doc_path, s.ord"

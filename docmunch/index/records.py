@@ -62,6 +62,8 @@ class IndexReport:
     """Wall-clock duration of the run in milliseconds."""
     skipped_paths: tuple[str, ...] = ()
     """doc_paths counted in ``docs_skipped`` (not part of the JSON shape; for humans and tests)."""
+    skipped_reasons: tuple[str, ...] = ()
+    """Why each of ``skipped_paths`` was skipped (same order), e.g. ``"binary content (NUL byte)"``."""
 
     def to_json(self) -> dict[str, Any]:
         return {

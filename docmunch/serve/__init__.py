@@ -62,6 +62,12 @@ def run(*, http: str | None = None, allow_remote: bool = False) -> int:
     if http is None:
         from docmunch.serve._stdio import claim_stdio
 
+        for fd, name, code in ((0, "stdin", 0), (1, "stdout", 1)):
+            try:
+                os.fstat(fd)
+            except OSError:  # e.g. started with `<&-`: no client can ever talk to us
+                sys.stderr.write(f"docmunch serve: {name} is closed; nothing to serve over stdio\n")
+                return code
         claim = claim_stdio()  # first: nothing imported later can write to the wire
     _configure_logging()
 

@@ -113,7 +113,7 @@ def index_url(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -> T
         args["url"],
         repo=args.get("name"),
         crawl=bool(args.get("crawl", False)),
-        max_pages=int(args.get("max_pages", 200)),
+        max_pages=int(args.get("max_pages", 500)),
         progress=progress,
     )
     ctx.forget_sizes()

@@ -127,7 +127,7 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "url": {"type": "string", "pattern": "^https?://", "description": "http(s) URL."},
                 "name": _NAME,
                 "crawl": {"type": "boolean", "default": False, "description": "Follow links under the URL."},
-                "max_pages": {"type": "integer", "minimum": 1, "maximum": 10000, "default": 200},
+                "max_pages": {"type": "integer", "minimum": 1, "maximum": 10000, "default": 500},
             },
             ["url"],
         ),

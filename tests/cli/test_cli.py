@@ -116,8 +116,9 @@ def test_index_search_toc_section_list_json(
 
 
 def test_human_output(docmunch_home: Path, docs: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "index", str(docs), "--repo", "d")
-    assert code == 0 and "2 indexed" in out and "bad.md" in out
+    code, out, err = run(capsys, "index", str(docs), "--repo", "d")
+    assert code == 0 and "2 indexed" in out and "1 errors" in out
+    assert err.startswith("docmunch: error bad.md: not valid UTF-8") and err.count("\n") == 1
     code, out, _ = run(capsys, "search", "d", "gadget")
     assert code == 0 and "d::guide.md::guide#1" in out
     code, out, _ = run(capsys, "section", "d", "d::guide.md::guide/install#2", "--verify")

@@ -1,0 +1,94 @@
+"""Exit statuses and messages of runs that partly or wholly fail (found by a new-user trial)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from docmunch.cli import main
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def mixed(tmp_path: Path) -> Path:
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    (folder / "good.md").write_bytes(b"# Good\n\nFine text.\n")
+    (folder / "invalid.md").write_bytes(b"# Bad \xff\xfe\n")
+    (folder / "binary.md").write_bytes(b"ab\0cd")
+    return folder
+
+
+def test_one_bad_file_is_reported_on_stderr_and_not_fatal(
+    docmunch_home: Path, mixed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = _run(capsys, "index", str(mixed))
+    assert code == 0 and "1 indexed" in out and "1 skipped" in out
+    assert err.splitlines() == [
+        "docmunch: skipped binary.md: binary content (NUL byte)",
+        "docmunch: error invalid.md: not valid UTF-8 at byte 6 (invalid start byte)",
+    ]
+
+
+def test_a_single_failing_file_exits_1_and_leaves_no_empty_repo(
+    docmunch_home: Path, mixed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = _run(capsys, "index", str(mixed / "invalid.md"), "--repo", "solo")
+    assert code == 1 and "error invalid.md" in err
+    code, _, _ = _run(capsys, "index", str(mixed / "invalid.md"), "--repo", "solo", "--json")
+    assert code == 1
+    code, out, _ = _run(capsys, "list", "--json")
+    assert json.loads(out)["repos"] == []
+
+
+def test_a_single_file_repo_refreshes_only_that_file(
+    docmunch_home: Path, mixed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, _ = _run(capsys, "index", str(mixed / "good.md"), "--repo", "one")
+    assert code == 0
+    _, out, _ = _run(capsys, "list", "--json")
+    assert json.loads(out)["repos"][0]["source"] == str((mixed / "good.md").resolve())
+    (mixed / "other.md").write_bytes(b"# Other\n")
+    code, out, _ = _run(capsys, "refresh", "one", "--json")
+    assert code == 0
+    report = json.loads(out)
+    assert (report["docs_indexed"], report["docs_unchanged"]) == (0, 1)
+    _, out, _ = _run(capsys, "list", "--json")
+    assert json.loads(out)["repos"][0]["docs"] == 1
+
+
+def test_toc_of_an_unknown_document_is_an_error(
+    docmunch_home: Path, mixed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _run(capsys, "index", str(mixed), "--repo", "m")
+    code, out, err = _run(capsys, "toc", "m", "nope.md")
+    assert code == 1 and out == ""
+    assert err == (
+        "docmunch: unknown document 'nope.md' in repo 'm'; `docmunch toc REPO` (MCP: list_docs) "
+        "lists the indexed documents\n"
+    )
+
+
+def test_usage_errors_are_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["delete", "x", "--json"])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unrecognized arguments: --json" in err
+
+
+def test_serve_with_closed_stdin_exits_cleanly(docmunch_home: Path) -> None:
+    code = "import os, sys; os.close(0); from docmunch.cli import main; sys.exit(main(['serve']))"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == b""
+    assert b"stdin is closed" in proc.stderr and b"Traceback" not in proc.stderr
