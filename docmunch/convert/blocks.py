@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 from lxml import etree
 
-from docmunch.convert.emphasis import CLOSE, OPEN, resolve_markers
+from docmunch.convert.emphasis import CLOSE, OPEN, resolve_inline
 from docmunch.convert.escaping import escape_heading_end
 from docmunch.convert.state import Block, State, element_tag, finish_paragraph
 
@@ -113,7 +113,7 @@ def single_line(blocks: list[Block], content: str, *, joiner: str = " ") -> str:
     Hard breaks and paragraph boundaries become ``joiner``.
     """
     pieces = [text.replace("\\\n", joiner).replace("\n", joiner) for _, text in blocks]
-    tail = resolve_markers(content).replace("\n", joiner)
+    tail = resolve_inline(content).replace("\n", joiner)
     pieces.append(tail)
     text = joiner.join(piece.strip() for piece in pieces if piece.strip())
     if joiner == " ":

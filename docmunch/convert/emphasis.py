@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["CLOSE", "MARKERS", "OPEN", "resolve_markers"]
+__all__ = ["CLOSE", "IMAGE_BANG", "LINK_OPEN", "MARKERS", "OPEN", "resolve_inline", "resolve_markers"]
 
 OPEN = {"em": "\x01", "strong": "\x03", "del": "\x05"}
 """Marker character that opens each emphasis kind."""
@@ -20,6 +20,12 @@ CLOSE = {"em": "\x02", "strong": "\x04", "del": "\x06"}
 """Marker character that closes each emphasis kind."""
 MARKERS = frozenset(OPEN.values()) | frozenset(CLOSE.values())
 """All marker characters."""
+IMAGE_BANG = "\x07"
+"""Stands for the ``!`` of an image until the block is finished."""
+LINK_OPEN = "\x08"
+"""Stands for the ``[`` opening a link (or a task checkbox) until the block is finished; a
+literal ``!`` that ends up right before it (wherever markers moved) is then escaped, since
+``![`` would open an image."""
 
 _DELIMITER = {"\x01": "*", "\x02": "*", "\x03": "**", "\x04": "**", "\x05": "~~", "\x06": "~~"}
 _HTML = {
@@ -43,7 +49,7 @@ def _is_space(char: str) -> bool:
 
 
 def _is_punct(char: str) -> bool:
-    if char in MARKERS:
+    if char in MARKERS or char in (IMAGE_BANG, LINK_OPEN):
         return True
     return char != "" and unicodedata.category(char)[0] in "PS"
 
@@ -58,6 +64,18 @@ def _right_flanking(before: str, after: str) -> bool:
     if _is_space(before):
         return False
     return not _is_punct(before) or _is_space(after) or _is_punct(after)
+
+
+_BANG_BEFORE_LINK = re.compile("(?<!\\\\)((?:\\\\\\\\)*)!\x08")
+
+
+def resolve_inline(text: str) -> str:
+    """Finish inline Markdown: resolve emphasis markers, escape a literal ``!`` before a link,
+    then write the image and link placeholders as ``!`` and ``[``."""
+    text = resolve_markers(text)
+    if LINK_OPEN in text:
+        text = _BANG_BEFORE_LINK.sub("\\1\\\\!" + LINK_OPEN, text).replace(LINK_OPEN, "[")
+    return text.replace(IMAGE_BANG, "!")
 
 
 def _neighbour(pieces: list[str], index: int, step: int) -> str:
@@ -102,11 +120,16 @@ def resolve_markers(text: str) -> str:
         # longer delimiter run there ("***1*1*1***"): the "multiple of 3" rule then pairs the
         # runs differently. Touching on both sides ("***x***") parses as intended.
         one_sided = marker in _STAR and (open_before in _STAR_OPENERS) != (close_after in _STAR_CLOSERS)
+        open_after = _neighbour(pieces, start, 1)
+        close_before = _neighbour(pieces, index, -1)
+        # A lone literal "~" is not escaped, but next to "~~" it would lengthen the run.
+        tilde_clash = marker == "\x06" and "~" in {open_before, open_after, close_before, close_after}
         usable = (
             not sibling_clash
             and not one_sided
-            and _left_flanking(open_before, _neighbour(pieces, start, 1))
-            and _right_flanking(_neighbour(pieces, index, -1), close_after)
+            and not tilde_clash
+            and _left_flanking(open_before, open_after)
+            and _right_flanking(close_before, close_after)
         )
         table = _DELIMITER if usable else _HTML
         pieces[start] = table[pieces[start]]

@@ -22,7 +22,7 @@ from urllib.parse import urljoin
 from lxml import etree
 
 from docmunch.convert.blocks import EndHandler
-from docmunch.convert.emphasis import CLOSE, MARKERS, OPEN
+from docmunch.convert.emphasis import CLOSE, IMAGE_BANG, LINK_OPEN, MARKERS, OPEN
 from docmunch.convert.escaping import (
     HTML_WHITESPACE,
     escape_text,
@@ -130,7 +130,7 @@ def _render_link(frame: InlineFrame, content: str) -> str:
     if title is None and _AUTOLINK.match(url) and core == escape_text(url) and not (MARKERS & set(core)):
         return f"{lead}<{url}>{trail}"
     title_part = f" {link_title(title)}" if title else ""
-    return f"{lead}[{core}]({link_destination(url)}{title_part}){trail}"
+    return f"{lead}{LINK_OPEN}{core}]({link_destination(url)}{title_part}){trail}"
 
 
 def start_link(state: State, element: etree._Element) -> EndHandler | None:
@@ -160,7 +160,7 @@ def start_img(state: State, element: etree._Element) -> None:
     title = element.get("title")
     title_part = f" {link_title(title)}" if title and title.strip() else ""
     url = link_destination(absolute_url(state, src))
-    state.add_markdown(f"![{escape_text(alt)}]({url}{title_part})")
+    state.add_markdown(f"{IMAGE_BANG}[{escape_text(alt)}]({url}{title_part})")
 
 
 # -- breaks, code, HTML-kept elements --------------------------------------------------------
@@ -207,4 +207,5 @@ def start_checkbox(state: State, element: etree._Element) -> None:
     state.skip()
     if (element.get("type") or "").lower() != "checkbox":
         return
-    state.add_markdown("[x] " if element.get("checked") is not None else "[ ] ", ends_in_space=True)
+    box = "x" if element.get("checked") is not None else " "
+    state.add_markdown(f"{LINK_OPEN}{box}] ", ends_in_space=True)

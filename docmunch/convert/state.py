@@ -17,7 +17,7 @@ from typing import Any
 
 from lxml import etree
 
-from docmunch.convert.emphasis import resolve_markers
+from docmunch.convert.emphasis import resolve_inline
 from docmunch.convert.escaping import HTML_WHITESPACE, code_span, escape_line_starts, escape_text
 
 __all__ = [
@@ -82,7 +82,7 @@ def finish_paragraph(content: str, *, line_starts: bool = True) -> str:
     ``line_starts=False`` skips the line-start escapes (text inside a GFM table cell never
     starts a Markdown line).
     """
-    content = _SPACES_AROUND_BREAK.sub("\n", resolve_markers(content)).strip(" \n")
+    content = _SPACES_AROUND_BREAK.sub("\n", resolve_inline(content)).strip(" \n")
     if not content:
         return ""
     if line_starts:
@@ -91,17 +91,8 @@ def finish_paragraph(content: str, *, line_starts: bool = True) -> str:
 
 
 def _append(parts: list[str], markdown: str) -> None:
-    """Append rendered Markdown; a literal ``!`` right before a link's ``[`` gets escaped
-    (``![`` would open an image)."""
-    if not markdown:
-        return
-    if markdown.startswith("[") and parts:
-        previous = parts[-1]
-        if previous.endswith("!"):
-            backslashes = len(previous) - 1 - len(previous[:-1].rstrip("\\"))
-            if backslashes % 2 == 0:
-                parts[-1] = previous[:-1] + "\\!"
-    parts.append(markdown)
+    if markdown:
+        parts.append(markdown)
 
 
 _INDENTING = frozenset({"quote", "li"})

@@ -14,7 +14,7 @@ from markdown_it import MarkdownIt
 from docmunch.convert import html_to_markdown
 from docmunch.convert.render import parse_fragment
 
-MD = MarkdownIt("commonmark").enable("table")
+MD = MarkdownIt("commonmark").enable(["table", "strikethrough"])
 WORDS = st.text(alphabet="ab1 *_`[]<>&#-+=!|\\~.)(:", min_size=1, max_size=12)
 CODE = st.text(alphabet="ab \t\n`~*#<>&-", min_size=1, max_size=40).filter(lambda t: t.strip())
 
@@ -23,7 +23,7 @@ def _inline() -> st.SearchStrategy[str]:
     leaf = WORDS.map(html.escape)
 
     def wrap(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
-        tags = st.sampled_from(["em", "strong", "span", "code", "sup"])
+        tags = st.sampled_from(["em", "strong", "del", "b", "i", "span", "code", "sup", "kbd"])
         plain = st.tuples(tags, children).map(lambda pair: f"<{pair[0]}>{pair[1]}</{pair[0]}>")
         link = children.map(lambda inner: f'<a href="/x y">{inner}</a>')
         pair = st.tuples(children, children).map(lambda two: two[0] + two[1])
