@@ -62,16 +62,22 @@ ANCHOR_ATTRIBUTE = "data-docmunch-anchor"
 _WRITABLE_ID = re.compile(r"[^\s{}#\\]+")
 
 
-def admonition_role(tag: str, tokens: frozenset[str]) -> str | None:
-    """``"title"``, ``"admonition"`` or ``None`` for an element (local ``tag``, class ``tokens``).
+def admonition_role(tag: str, tokens: frozenset[str], classes: str) -> str | None:
+    """``"title"``, ``"admonition"`` or ``None`` for an element (local ``tag``, class ``tokens``,
+    raw ``class`` attribute ``classes``).
 
     Besides the generators' own classes, a ``<div>`` whose class is an admonition type (``note``,
     ``tip``, ``warning``, …, ``alert``) or a CSS-module ``admonition_<hash>`` counts, so that
     admonitions survive an extractor that keeps only such classes.
     """
-    if not _TITLE_CLASSES.isdisjoint(tokens) or any(token.startswith(_TITLE_PREFIX) for token in tokens):
+    if "admonition" in classes:  # cheap test first: prefixed CSS-module classes
+        if any(token.startswith(_TITLE_PREFIX) for token in tokens):
+            return "title"
+        if any(token.startswith("admonition_") for token in tokens):
+            return "admonition"
+    if not _TITLE_CLASSES.isdisjoint(tokens):
         return "title"
-    if not _ADMONITION_CLASSES.isdisjoint(tokens) or any(token.startswith("admonition_") for token in tokens):
+    if not _ADMONITION_CLASSES.isdisjoint(tokens):
         return "admonition"
     if tag == "div" and not _ADMONITION_TYPES.isdisjoint(tokens):
         return "admonition"

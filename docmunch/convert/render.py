@@ -116,7 +116,7 @@ def _dispatch(state: State, element: etree._Element, tag: str) -> EndHandler | N
         if math.is_math_duplicate(tag, tokens) or not _PERMALINK_CLASSES.isdisjoint(tokens):
             state.skip()
             return None
-        role = blocks.admonition_role(tag, tokens)
+        role = blocks.admonition_role(tag, tokens, classes or "")
         if role == "title":
             return blocks.start_title(state, element)
         if role == "admonition":
