@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from lxml import etree
 
 from docmunch.convert.blocks import EndHandler, single_line, start_transparent
-from docmunch.convert.code import code_block, is_gutter
+from docmunch.convert.code import code_block, fenced, is_gutter
 from docmunch.convert.escaping import HTML_WHITESPACE, escape_line_starts, escape_table_cell
 from docmunch.convert.inline import subtree_text
 from docmunch.convert.state import State, class_tokens, element_tag
@@ -142,7 +142,7 @@ def _write_code_table(state: State, cells: list[etree._Element]) -> None:
         else:
             text = subtree_text(cell)
             if text.strip():
-                state.add_block("code", "```\n" + text.rstrip("\n") + "\n```")
+                state.add_block("code", fenced(text, None))
 
 
 def _table_state(state: State) -> TableState | None:
