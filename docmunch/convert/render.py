@@ -36,7 +36,7 @@ _TRANSPARENT_BLOCKS = frozenset(
     {
         "html", "body", "p", "div", "section", "article", "main", "header", "footer", "nav",
         "address", "center", "figure", "figcaption", "form", "fieldset", "legend", "hgroup",
-        "dl", "dd", "search", "picture",
+        "dl", "dd", "search",
     }
 )  # fmt: skip
 
@@ -54,10 +54,6 @@ def _start_script(state: State, element: etree._Element) -> None:
         math.start_math_script(state, element)
     else:
         state.skip()
-
-
-def _start_input(state: State, element: etree._Element) -> None:
-    inline.start_checkbox(state, element)
 
 
 _HANDLERS: dict[str, StartHandler] = {
@@ -105,7 +101,7 @@ _HANDLERS: dict[str, StartHandler] = {
     "kbd": inline.start_kbd,
     "sup": inline.start_html_inline,
     "sub": inline.start_html_inline,
-    "input": _start_input,
+    "input": inline.start_checkbox,
 }
 
 
