@@ -141,8 +141,8 @@ def _end_transparent(state: State, element: etree._Element) -> None:
 
 
 def start_heading(state: State, element: etree._Element) -> EndHandler:
-    """``<h1>`` … ``<h6>``."""
-    if state.cell_depth:
+    """``<h1>`` … ``<h6>`` (plain text inside table cells and admonition titles / terms)."""
+    if state.cell_depth or state.top.kind in {"title", "dt"}:
         return start_transparent(state, element)
     state.push_block("heading", int(element_tag(element)[1]))
     return _end_heading

@@ -5,7 +5,8 @@
 * Continuation lines of an item are indented by the marker width plus one space (2 for ``-``,
   3 for ``1.``, 4 for ``10.``), which is the item's content column in CommonMark.
 * Items are separated by a blank line only when one of them holds a blank line (loose list).
-* Inside a GFM table cell, items become ``<br>``-separated lines with a ``- `` / ``N. `` prefix.
+* Inside a GFM table cell (and beyond the nesting cap) items become separate lines (``<br>``
+  in cells) with a ``- `` / ``N. `` prefix.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 
 from lxml import etree
 
-from docmunch.convert.blocks import EndHandler, join_blocks, prefix_lines, start_transparent
+from docmunch.convert.blocks import EndHandler, join_blocks, prefix_lines
 from docmunch.convert.state import State, element_tag, finish_paragraph
 
 __all__ = ["ListState", "start_li", "start_list"]
@@ -59,10 +60,9 @@ def _parse_int(value: str | None) -> int | None:
 
 def start_list(state: State, element: etree._Element) -> EndHandler:
     """``<ul>``, ``<ol>``, ``<menu>``."""
-    if state.flat:
-        return start_transparent(state, element)
+    flat = state.flat
     state.end_paragraph()
-    previous = state.last_block_kind()
+    previous = None if flat else state.last_block_kind()
     ordered = element_tag(element) == "ol"
     if ordered:
         reverse = element.get("reversed") is not None
@@ -73,8 +73,16 @@ def start_list(state: State, element: etree._Element) -> EndHandler:
         data = ListState(True, start, -1 if reverse else 1, marker)
     else:
         data = ListState(False, 1, 1, "*" if previous == "list:-" else "-")
+    if flat:
+        state.flat_lists.append(data)
+        return _end_flat_list
     state.push_block("list", data)
     return _end_list
+
+
+def _end_flat_list(state: State, element: etree._Element) -> None:
+    state.end_paragraph()
+    state.flat_lists.pop()
 
 
 def _end_list(state: State, element: etree._Element) -> None:
@@ -91,12 +99,9 @@ def _end_list(state: State, element: etree._Element) -> None:
 
 def start_li(state: State, element: etree._Element) -> EndHandler:
     """``<li>`` (an item outside any list is treated as a bullet item)."""
-    if state.flat:
+    if state.flat and state.top.kind != "list":
         state.end_paragraph()
-        parent = state.top
-        marker = "-"
-        if parent.kind == "list" and isinstance(parent.data, ListState):
-            marker = parent.data.next_marker(element.get("value"))
+        marker = state.flat_lists[-1].next_marker(element.get("value")) if state.flat_lists else "-"
         state.add_markdown(marker + " ", ends_in_space=True)
         return _end_cell_item
     state.push_block("li")

@@ -106,7 +106,7 @@ spaces) and each level re-indents its content, so depth is capped."""
 class State:
     """Mutable conversion state shared by the element handlers."""
 
-    __slots__ = ("_walker", "base_url", "cell_depth", "frames", "nesting", "skipped")
+    __slots__ = ("_walker", "base_url", "cell_depth", "flat_lists", "frames", "nesting", "skipped")
 
     def __init__(self, base_url: str | None) -> None:
         self.base_url = base_url
@@ -120,6 +120,8 @@ class State:
         """How many GFM table cells are open (blocks inside render inline)."""
         self.skipped = False
         """Set by :meth:`skip` for the element being started."""
+        self.flat_lists: list[Any] = []
+        """Numbering of lists written inline (in table cells, beyond the nesting cap)."""
         self._walker: Any = None
 
     # -- walking ---------------------------------------------------------------------------
