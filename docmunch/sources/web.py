@@ -355,7 +355,7 @@ def extract_source(
             "published_time": article.published_time,
             "platform": article.platform,
             "markdown": html_to_markdown(article.content, base_url=url),
-            "text": article.text.strip(),
+            "text": article.text,
             "content_html": article.content_html,
             "length": article.length,
         }
