@@ -106,7 +106,7 @@ spaces) and each level re-indents its content, so depth is capped."""
 class State:
     """Mutable conversion state shared by the element handlers."""
 
-    __slots__ = ("_walker", "base_url", "cell_depth", "flat_lists", "frames", "nesting", "skipped")
+    __slots__ = ("_walker", "base_url", "cell_depth", "flat_lists", "frames", "nesting", "prefix", "skipped")
 
     def __init__(self, base_url: str | None) -> None:
         self.base_url = base_url
@@ -122,6 +122,8 @@ class State:
         """Set by :meth:`skip` for the element being started."""
         self.flat_lists: list[Any] = []
         """Numbering of lists written inline (in table cells, beyond the nesting cap)."""
+        self.prefix = ""
+        """Markdown to put before the next inline output (an inline list item's marker)."""
         self._walker: Any = None
 
     # -- walking ---------------------------------------------------------------------------
@@ -160,6 +162,8 @@ class State:
             text = text[1:]
         if not text:
             return
+        if self.prefix:
+            self._flush_prefix(frame)
         frame.inlines[-1].parts.append(escape_text(text))
         frame.last_space = text[-1] == " "
 
@@ -168,8 +172,14 @@ class State:
         if not markdown:
             return
         frame = self.top
+        if self.prefix:
+            self._flush_prefix(frame)
         _append(frame.inlines[-1].parts, markdown)
         frame.last_space = ends_in_space
+
+    def _flush_prefix(self, frame: BlockFrame) -> None:
+        frame.inlines[0].parts.append(self.prefix)  # the paragraph is empty: order is kept
+        self.prefix = ""
 
     def add_code(self, text: str) -> None:
         """Add an inline code span; one right after another merges with it (```a``b``` would not

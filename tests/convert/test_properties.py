@@ -63,7 +63,12 @@ def _blocks() -> st.SearchStrategy[str]:
         div = many.map(lambda inner: f"<div>{inner}</div>")
         note = many.map(lambda inner: f'<aside><p class="admonition-title">N</p>{inner}</aside>')
         dl = st.tuples(INLINE, many).map(lambda pair: f"<dl><dt>{pair[0]}</dt><dd>{pair[1]}</dd></dl>")
-        return ul | ol | quote | div | note | dl | many
+        simple_list = st.tuples(st.sampled_from(["ul", "ol"]), st.lists(INLINE, min_size=1, max_size=3)).map(
+            lambda pair: f"<{pair[0]}>" + "".join(f"<li>{x}</li>" for x in pair[1]) + f"</{pair[0]}>"
+        )
+        cell = st.lists(children | simple_list, min_size=1, max_size=2).map("".join)
+        block_table = st.lists(st.lists(cell, min_size=2, max_size=2), min_size=1, max_size=2).map(_table)
+        return ul | ol | quote | div | note | dl | block_table | many
 
     return st.recursive(leaf, nest, max_leaves=8)
 
@@ -75,13 +80,32 @@ def _text(markup: str) -> str:
     return "".join(root.text_content().split())
 
 
+def _expected_text(source: str) -> str:
+    """Text content of ``source`` plus the item markers that (flat) lists inside GFM table cells
+    get: they are written inline as ``- item`` / ``N. item`` lines; empty items vanish."""
+    tree = parse_fragment(source)
+    for item in tree.iter("li"):
+        tables = [a for a in item.iterancestors() if a.tag == "table"]
+        if not tables or any(node is not table for table in tables for node in table.iter("pre", "table")):
+            continue  # not in a table, or in a raw-HTML table (which keeps <li>)
+        if not "".join(item.itertext()).strip():
+            continue
+        parent = item.getparent()
+        if parent is not None and parent.tag == "ol":
+            number = max(int(parent.get("start", "1")), 0) + parent.index(item)
+            item.text = f"{number}. " + (item.text or "")
+        else:
+            item.text = "- " + (item.text or "")
+    return "".join("".join(tree.itertext()).split())
+
+
 @settings(max_examples=300, deadline=None)
 @given(_blocks())
 def test_random_trees_parse_back(source: str) -> None:
     markdown = html_to_markdown(source)
     assert markdown == "" or (markdown.endswith("\n") and not markdown.endswith("\n\n"))
     tokens = MD.parse(markdown)
-    assert _text(MD.render(markdown)) == _text(source), markdown
+    assert _text(MD.render(markdown)) == _expected_text(source), markdown
 
     tree = parse_fragment(source)  # the same WHATWG parse (a newline right after <pre> is dropped)
     codes = [
