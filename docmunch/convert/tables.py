@@ -1,4 +1,4 @@
-"""Tables: GFM pipe tables, with a sanitised raw-HTML fallback.
+"""Tables: GFM pipe tables (GFM spec 0.29, "Tables (extension)"), with a sanitised raw-HTML fallback.
 
 * GFM table: the header is the first ``<thead>`` row, else the first row; other ``<thead>``
   rows, then ``<tbody>`` rows, then ``<tfoot>`` rows (wherever ``<tfoot>`` stood). ``colspan``
