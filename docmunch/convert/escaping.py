@@ -45,7 +45,7 @@ _LINE_START = re.compile(
     r"|(?P<bullet>[-+])(?=[ \t]|$)"  # bullet list item (also "---" thematic breaks)
     r"|(?P<num>\d{1,9})(?P<delim>[.)])(?=[ \t]|$)"  # ordered list item
     r"|(?P<setext>[=-]+)[ \t]*$"  # setext underline / thematic break ("- - -" is a bullet above)
-    r"|(?P<delimiter>[|:\-])(?=[|:\- \t]*\|[|:\- \t]*$)(?=.*-)"  # GFM table delimiter row
+    r"|(?=[|:\- \t]*$)(?=.*-)(?=.*[|:])(?P<delimiter>[|:\-])"  # GFM table delimiter row
     r")"
 )
 

@@ -102,15 +102,17 @@ def start_li(state: State, element: etree._Element) -> EndHandler:
     if state.flat and state.top.kind != "list":
         state.end_paragraph()
         marker = state.flat_lists[-1].next_marker(element.get("value")) if state.flat_lists else "-"
-        state.prefix = marker + " "  # written before the item's first text, whatever block holds it
-        return _end_cell_item
+        own = marker + " "
+        state.prefix += own  # written before the item's first text, whatever block holds it
+
+        def end_inline_item(state: State, element: etree._Element) -> None:
+            if state.prefix.endswith(own):  # an empty item writes nothing
+                state.prefix = state.prefix[: -len(own)]
+            state.end_paragraph()
+
+        return end_inline_item
     state.push_block("li")
     return _end_li
-
-
-def _end_cell_item(state: State, element: etree._Element) -> None:
-    state.prefix = ""  # an empty item writes nothing
-    state.end_paragraph()
 
 
 def _end_li(state: State, element: etree._Element) -> None:
