@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from docmunch.errors import DocmunchError, SectionNotFound, SourceError
+from docmunch.index.records import section_toc_json
 from docmunch.serve._context import BYTES_PER_TOKEN, ProgressFn, ToolContext, ToolOutput
 
 __all__ = ["HANDLERS", "citation", "github_spec"]
@@ -38,14 +39,8 @@ def _page(items: list[Any], args: dict[str, Any], key: str, default_limit: int) 
 
 def _section_handle(section: Any) -> dict[str, Any]:
     return {
-        "id": section.id,
-        "title": section.title,
-        "level": section.level,
-        "doc_path": section.doc_path,
-        "parent_id": section.parent_id,
+        **section_toc_json(section),
         "summary": section.summary,
-        "byte_start": section.byte_start,
-        "byte_end": section.byte_end,
         "token_estimate": section.token_estimate,
     }
 

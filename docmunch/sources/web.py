@@ -33,7 +33,7 @@ from docmunch.extract import extract
 from docmunch.fetch import Fetcher, FetchResult, decode_html
 from docmunch.fetch.mime import parse_content_type
 from docmunch.formats.base import Rendition
-from docmunch.formats.html import render_html
+from docmunch.formats.html import article_meta, render_html
 from docmunch.index import DocState, FileError, Index, IndexReport
 from docmunch.sources.discover import normalize_url
 
@@ -347,13 +347,7 @@ def extract_source(
         article = extract(text, url=url)
         fields = {
             "title": article.title,
-            "byline": article.byline,
-            "excerpt": article.excerpt,
-            "site_name": article.site_name,
-            "lang": article.lang,
-            "dir": article.dir,
-            "published_time": article.published_time,
-            "platform": article.platform,
+            **article_meta(article),
             "markdown": html_to_markdown(article.content, base_url=url),
             "text": article.text,
             "content_html": article.content_html,
