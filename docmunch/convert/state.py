@@ -172,13 +172,13 @@ class State:
         if not markdown:
             return
         frame = self.top
-        if self.prefix:
+        if self.prefix and markdown != "\n":  # a lone line break does not make an item non-empty
             self._flush_prefix(frame)
         _append(frame.inlines[-1].parts, markdown)
         frame.last_space = ends_in_space
 
     def _flush_prefix(self, frame: BlockFrame) -> None:
-        frame.inlines[0].parts.append(self.prefix)  # the paragraph is empty: order is kept
+        frame.inlines[0].parts.append(self.prefix)  # nothing but line breaks came before
         self.prefix = ""
 
     def add_code(self, text: str) -> None:
