@@ -26,7 +26,10 @@ __all__ = [
 _KEEP_CLASS = re.compile(
     r"^(page|language-\S+|lang-\S+|highlight\S*|sourceCode|admonition\S*|note|tip|hint|warning|danger|"
     r"caution|important|attention|error|seealso|todo|info|success|alert\S*|markdown-alert\S*|"
-    r"callout\S*|math\S*|katex\S*|MathJax\S*|footnote\S*|footnotes|arithmatex)$",
+    r"callout\S*|math\S*|katex\S*|MathJax\S*|footnote\S*|footnotes|arithmatex|"
+    # line-number gutters (Pygments, Prism) must stay recognisable so they never enter code
+    # text; VitePress/Docusaurus admonition titles keep their classes for the converter
+    r"linenos|lineno|linenodiv|line-numbers\S*|custom-block\S*|theme-admonition\S*)$",
     re.IGNORECASE,
 )
 
