@@ -117,23 +117,7 @@ def _index_local(index: Index, path: Path, args: argparse.Namespace) -> IndexRep
         "password": args.password,
         "exclude": tuple(args.exclude or ()),
     }
-    if not (sys.stderr.isatty() and not args.json):
-        return index.index_path(path, **kwargs)
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    columns = (
-        TextColumn("indexing"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("{task.description}"),
-    )
-    with Progress(*columns, console=_stderr_console(), transient=True) as bar:
-        task = bar.add_task("", total=None)
-
-        def progress(done: int, total: int, doc_path: str) -> None:
-            bar.update(task, completed=done, total=total, description=doc_path[-50:])
-
+    with _source_progress(args, "indexing") as progress:
         return index.index_path(path, progress=progress, **kwargs)
 
 
@@ -141,7 +125,7 @@ def _index_local(index: Index, path: Path, args: argparse.Namespace) -> IndexRep
 def _source_progress(
     args: argparse.Namespace, label: str
 ) -> Iterator[Callable[[int, int, str], None] | None]:
-    """A rich progress bar on stderr for URL/crawl/GitHub runs (``None`` when not a TTY or --json)."""
+    """A rich progress bar on stderr for long runs (``None`` when stderr is not a TTY or --json)."""
     if not (sys.stderr.isatty() and not getattr(args, "json", False)):
         yield None
         return
