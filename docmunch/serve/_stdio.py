@@ -47,6 +47,9 @@ logger = logging.getLogger("docmunch.serve")
 MAX_LINE_BYTES = 64 * 2**20
 """Longest accepted JSON-RPC line (64 MiB); longer ones are discarded with a parse error."""
 
+EOF_GRACE_S = 120.0
+"""After stdin EOF, how long (seconds) requests already read may still run and be answered."""
+
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 
@@ -257,11 +260,17 @@ async def stdio_transport(
 ]:
     """Yield ``(read_stream, write_stream)`` for ``Server.run`` over the claimed descriptors.
 
-    The read stream ends at stdin EOF, which ends the server loop.
+    The read stream ends at stdin EOF, once the requests already read are answered (at most
+    :data:`EOF_GRACE_S` later), which ends the server loop.
     """
     wire = _Wire(claim)
     read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](16)
     write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](16)
+    # Requests read but not yet answered: at stdin EOF the read stream stays open until they are
+    # answered (or EOF_GRACE_S passes), because the server loop cancels in-flight handlers when
+    # its input ends; a client that pipes requests and closes stdin still gets every reply.
+    pending: set[Any] = set()
+    answered = anyio.Event()
 
     async def reader() -> None:
         async with read_send:
@@ -272,7 +281,10 @@ async def stdio_transport(
                     logger.error("stdin read failed: %s", err)
                     return
                 if raw is None:
-                    logger.debug("stdin: EOF")
+                    logger.debug("stdin: EOF (%d request(s) still being answered)", len(pending))
+                    with anyio.move_on_after(EOF_GRACE_S):
+                        while pending:
+                            await answered.wait()
                     return
                 if raw is _OVERSIZE:
                     logger.warning("stdin: line longer than %d bytes discarded", MAX_LINE_BYTES)
@@ -284,6 +296,8 @@ async def stdio_transport(
                 elif parsed is not None:
                     if logger.isEnabledFor(logging.DEBUG):
                         logger.debug("<- %s", raw[:500].decode("utf-8", "replace").rstrip())
+                    if isinstance(parsed.message, types.JSONRPCRequest):
+                        pending.add(parsed.message.id)
                     await read_send.send(parsed)
 
     writer_done = anyio.Event()
@@ -295,6 +309,7 @@ async def stdio_transport(
             writer_done.set()
 
     async def _drain(write_recv: MemoryObjectReceiveStream[SessionMessage]) -> None:
+        nonlocal answered
         async with write_recv:
             async for session_message in write_recv:
                 text = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
@@ -305,6 +320,11 @@ async def stdio_transport(
                 except OSError as err:  # client went away (EPIPE)
                     logger.info("stdout write failed (%s); stopping", err)
                     return
+                message = session_message.message
+                if isinstance(message, types.JSONRPCResponse | types.JSONRPCError) and message.id in pending:
+                    pending.discard(message.id)
+                    answered.set()
+                    answered = anyio.Event()
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(reader)

@@ -158,3 +158,17 @@ def test_stray_writes_to_fd1_miss_the_wire() -> None:
     for text in (b"stray print", b"stray fd1", b"stray child"):
         assert text in proc.stderr
     json.loads(proc.stdout)
+
+
+def test_requests_piped_before_eof_are_all_answered(tmp_path: Path) -> None:
+    """A script that writes its requests and closes stdin at once still gets every reply."""
+    from tests.serve.conftest import REPO_ROOT, SERVE_CMD
+
+    frames = [line(INIT), line(INITIALIZED), line({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+              _call(3, "list_repos", {}), FINAL_PING]
+    for _ in range(3):  # the race showed up on most runs before the fix
+        proc = subprocess.run(SERVE_CMD, input=b"".join(frames), capture_output=True, timeout=60,
+                              env=server_env(tmp_path / "home"), cwd=REPO_ROOT)
+        assert proc.returncode == 0, proc.stderr
+        ids = [json.loads(raw)["id"] for raw in proc.stdout.splitlines()]
+        assert sorted(map(str, ids)) == ["1", "2", "3", "final"]
