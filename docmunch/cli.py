@@ -284,7 +284,10 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         for m in report.mismatches:
             console.print(f"[red]MISMATCH[/] ({m.where}) {_esc(m.id)}: expected {m.expected}, got {m.actual}")
         state = "ok" if report.ok else f"{len(report.mismatches)} mismatches"
-        console.print(f"{report.repo}: {report.sections_checked} sections checked, {state}")
+        console.print(
+            f"{report.repo}: {report.sections_checked} sections checked in the cache and "
+            f"{report.originals_checked} original files still on disk, {state}"
+        )
     return 0 if report.ok else 1
 
 
@@ -321,6 +324,22 @@ def _esc(text: str) -> str:
 
 
 # --- parser ----------------------------------------------------------------------------------
+def _positive(text: str) -> int:
+    """argparse type: an integer ≥ 1."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def _non_negative(text: str) -> int:
+    """argparse type: an integer ≥ 0."""
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative, not {value}")
+    return value
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line usage errors (exit 2) instead of the usage block plus a line."""
 
@@ -345,7 +364,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--json", action="store_true", help="print the report as JSON")
     sp.add_argument(
         "--max-file-bytes",
-        type=int,
+        type=_positive,
         default=DEFAULT_MAX_FILE_BYTES,
         metavar="N",
         help="skip files larger than N bytes (default 5 MiB)",
@@ -360,11 +379,13 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--password", help="password of encrypted PDF/DOCX files")
     sp.add_argument("--allow-private", action="store_true", help="allow URLs on private/loopback addresses")
     sp.add_argument("--crawl", action="store_true", help="follow links/sitemaps under the URL")
-    sp.add_argument("--max-pages", type=int, default=500, metavar="N", help="crawl at most N pages (500)")
+    sp.add_argument(
+        "--max-pages", type=_positive, default=500, metavar="N", help="crawl at most N pages (500)"
+    )
     sp.add_argument(
         "--scope", metavar="PREFIX", help="crawl URLs under this prefix (default: the start folder)"
     )
-    sp.add_argument("--concurrency", type=int, default=4, metavar="K", help="pages fetched at once (4)")
+    sp.add_argument("--concurrency", type=_positive, default=4, metavar="K", help="pages fetched at once (4)")
     sp.add_argument("--path", metavar="SUBDIR", help="github: index only this folder of the repo")
 
     sp = cmd("refresh", _cmd_refresh, "re-fetch a URL/crawl/GitHub repo; only changed pages are re-indexed")
@@ -375,11 +396,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp = cmd("search", _cmd_search, "search the sections of a repo")
     sp.add_argument("repo", metavar="REPO")
     sp.add_argument("query", metavar="QUERY")
-    sp.add_argument("--limit", type=int, default=10, metavar="N")
+    sp.add_argument("--limit", type=_positive, default=10, metavar="N")
     sp.add_argument("--doc", metavar="PATH", help="only this doc_path")
     sp.add_argument("--glob", metavar="PATTERN", help="only doc_paths matching this fnmatch pattern")
     sp.add_argument(
-        "--snippet", type=int, default=0, metavar="BYTES", help="include the first BYTES of each hit"
+        "--snippet", type=_non_negative, default=0, metavar="BYTES",
+        help="include the first BYTES of each hit",
     )
     sp.add_argument("--json", action="store_true")
 

@@ -36,7 +36,8 @@ class FileError:
     """One-line message."""
 
     def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "error": self.error}
+        # Some messages start by naming their file; the path is its own field here.
+        return {"path": self.path, "error": self.error.removeprefix(f"{self.path}: ")}
 
 
 @dataclass(frozen=True, slots=True)
