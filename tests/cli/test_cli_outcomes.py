@@ -92,3 +92,25 @@ def test_serve_with_closed_stdin_exits_cleanly(docmunch_home: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == b""
     assert b"stdin is closed" in proc.stderr and b"Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["search", "r", "q", "--limit", "0"], ["search", "r", "q", "--snippet", "-5"],
+     ["index", ".", "--max-file-bytes", "-1"], ["index", "http://x/", "--crawl", "--max-pages", "0"],
+     ["index", "http://x/", "--concurrency", "0"]],
+)
+def test_non_positive_counts_are_usage_errors(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_json_errors_do_not_repeat_the_path(
+    docmunch_home: Path, mixed: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, out, _ = _run(capsys, "index", str(mixed), "--json")
+    assert json.loads(out)["errors"] == [
+        {"path": "invalid.md", "error": "not valid UTF-8 at byte 6 (invalid start byte)"}
+    ]
