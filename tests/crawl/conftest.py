@@ -8,10 +8,8 @@ Crawl-delay, an ``llms.txt`` (with a Markdown page and an off-scope link), a red
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import shutil
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,21 +17,8 @@ from pathlib import Path
 import pytest
 
 from docmunch.fetch import Fetcher
+from tests.web import siteserver  # shared loopback server helper
 
-
-def _load_siteserver():  # shared helper from tests/web (test folders are not packages)
-    name = "docmunch_test_siteserver"
-    if name not in sys.modules:
-        path = Path(__file__).resolve().parent.parent / "web" / "siteserver.py"
-        spec = importlib.util.spec_from_file_location(name, path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-siteserver = _load_siteserver()
 CRAWL_DELAY = 0.1
 PAGES = [
     "",

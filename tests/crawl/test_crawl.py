@@ -141,7 +141,7 @@ def test_byte_budget_stops_scheduling_and_keeps_stored_pages(site, fetcher, docm
 
 
 def test_canonical_without_trailing_slash_that_redirects_back_is_still_stored(fetcher, docmunch_home):
-    from docmunch_test_siteserver import Reply, SiteServer
+    from tests.web.siteserver import Reply, SiteServer
 
     server = SiteServer()
     words = "<p>" + "Words of the page body, long enough to be its main content. " * 6 + "</p>"

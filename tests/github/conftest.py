@@ -2,29 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import io
-import sys
 import tarfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.web import siteserver  # shared loopback server helper
 
-def _load_siteserver():  # shared helper from tests/web (test folders are not packages)
-    name = "docmunch_test_siteserver"
-    if name not in sys.modules:
-        path = Path(__file__).resolve().parent.parent / "web" / "siteserver.py"
-        spec = importlib.util.spec_from_file_location(name, path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-siteserver = _load_siteserver()
 SHA = "0123456789abcdef0123456789abcdef01234567"
 SKIP = {"NOTICE.md"}
 """The corpus attribution file, skipped here as the index tests skip it (LICENSE files have no

@@ -7,11 +7,11 @@ import re
 from pathlib import Path
 
 import pytest
-from docmunch_test_siteserver import Reply, SiteServer  # registered by conftest.py
 
 from docmunch.cli import main
 from docmunch.index import Index
 from docmunch.sources import web
+from tests.web.siteserver import Reply, SiteServer
 
 JSON_KEYS = {
     "url",
