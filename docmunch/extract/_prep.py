@@ -81,11 +81,25 @@ def _trim_trailing_whitespace(p: HtmlElement) -> None:
         p.text = None
 
 
+NOSCRIPT_SWALLOW_SHARE = 0.5
+"""A ``<noscript>`` holding more than this share of the body's text (characters) is unwrapped, not
+removed: the parser runs with scripting off, so an element left open inside ``<noscript>`` (say
+``<noscript><div></noscript>``) makes it swallow the rest of the page, which a browser (scripting
+on, ``<noscript>`` read as raw text) shows. Seen on 1 of the 330 articles-dev pages."""
+
+
 def prep_document(root: HtmlElement) -> None:
-    """Remove scripts, noscripts, styles; fix ``<br>`` chains and ``<font>`` in place."""
-    for el in list(root.iter("script", "noscript", "style")):
-        dom.remove(el)
+    """Remove scripts, noscripts, styles; fix ``<br>`` chains and ``<font>`` in place.
+
+    A ``<noscript>`` that swallowed the page (:data:`NOSCRIPT_SWALLOW_SHARE`) keeps its content.
+    """
     body = root.find("body")
+    page_chars = len(dom.text_of(body)) if body is not None else 0
+    for el in list(root.iter("script", "noscript", "style")):
+        if el.tag == "noscript" and page_chars and len(dom.text_of(el)) > NOSCRIPT_SWALLOW_SHARE * page_chars:
+            dom.unwrap(el)
+            continue
+        dom.remove(el)
     if body is not None:
         replace_brs(body)
     for font in root.iter("font"):
