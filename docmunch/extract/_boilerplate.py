@@ -26,8 +26,11 @@ before the pass (330 pages, ``python -m bench articles``):
    under :data:`CHROME_MAX_CHARS`) whose class/id names a share bar, newsletter or paywall box,
    author card, reading-time or meta line, or (when link-heavy) related-story teasers; a small
    ``<nav>`` (tab bars, "in this series" menus) inside the content.
-7. **Comment headers** (:func:`_comment_header`): a short block that opens a comment section
-   ("Kommentare (0)", "3 Comments", "Leave a reply").
+7. **Comment, login, subscription and author boxes** (:func:`_comment_header`,
+   :func:`_subscribe_call`, :func:`_author_box`; remove 11, cost 1): a short block that opens a
+   comment section ("Kommentare (0)", "3 Comments", "Leave a reply") or says one must be logged in
+   to comment; a short line inviting to subscribe or sign up for a newsletter; an author box
+   titled "About the author" / "Über den Autor" (:data:`AUTHOR_BOX_LABEL`) with its short bio.
 8. **Galleries** (:func:`_gallery`): a list or container whose every item is an image with a
    short caption; the caption text repeats per slide and is not article text.
 9. **Orphan headings** (:func:`_orphan_headings`), last: a heading with no text after it before
@@ -59,7 +62,7 @@ LINE_MAX_CHARS = 160
 """Longest "line" (credit, teaser link, label) the text rules judge, in characters."""
 DATE_LINE_MAX_CHARS = 60
 """Longest date line, in characters; at most :data:`DATE_LINE_MAX_WORD_CHARS` letters besides the date."""
-DATE_LINE_MAX_WORD_CHARS = 25
+DATE_LINE_MAX_WORD_CHARS = 30
 COPYRIGHT_MAX_CHARS = 250
 """Longest copyright statement, in characters."""
 TEASER_LINK_DENSITY = 0.7
@@ -115,6 +118,11 @@ _SUBSCRIBE_CALL = re.compile(
 )
 CALL_MAX_CHARS = 200
 """Longest newsletter/subscription or login call-to-action line, in characters."""
+AUTHOR_BOX_LABEL = re.compile(
+    r"^(über (den|die) autor(in)?|zur person|about the author|à propos de l'auteur|sobre el autor|o autorze)$",
+    re.IGNORECASE,
+)
+"""Titles of author boxes; the box (the label and its next block, if small) goes."""
 _CHROME_CLASS = re.compile(
     r"shar(e|ing)|social|newsletter|subscri|sign-?up|paywall|payant|author|(^|[-_ ])bio($|[-_ ])|byline|"
     r"reading-?time|readingtime|(^|[-_ ])(meta|dateline)($|[-_ ])|rating",
@@ -145,6 +153,7 @@ def strip_boilerplate(content: HtmlElement) -> None:
         _chrome_by_class,
         _comment_header,
         _subscribe_call,
+        _author_box,
         _gallery,
     )
     _walk_and_remove(content, lambda el: sizes.get(el, 0) <= limit and any(rule(el) for rule in rules))
@@ -197,6 +206,8 @@ def _photo_caption(el: HtmlElement) -> bool:
     if any(True for _ in el.iter("img", "picture", "video")):
         return False  # a figure whose class mentions its caption: the image stays
     parent = el.getparent()
+    if el.tag == "figcaption" and parent is not None and parent.tag == "figure":
+        return not _has_code_or_table(parent)  # a photo whose lazy image the page never filled in
     for holder in (parent, parent.getparent() if parent is not None else None):
         if holder is not None and _has_media(holder) and not _has_code_or_table(holder):
             return True
@@ -259,6 +270,17 @@ def _comment_header(el: HtmlElement) -> bool:
     if not 0 < len(text) < LINE_MAX_CHARS:
         return False
     return bool(_COMMENT_HEADER.match(text) or _LOGIN_PROMPT.search(text))
+
+
+def _author_box(el: HtmlElement) -> bool:
+    if el.tag not in _LINE_BLOCKS:
+        return False
+    if not AUTHOR_BOX_LABEL.match(dom.inner_text(el).rstrip(":")):
+        return False
+    bio = el.getnext()
+    if bio is not None and len(dom.inner_text(bio)) < CHROME_MAX_CHARS:
+        dom.remove(bio)
+    return True
 
 
 def _subscribe_call(el: HtmlElement) -> bool:
