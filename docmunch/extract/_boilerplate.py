@@ -50,7 +50,12 @@ from lxml.html import HtmlElement
 
 from docmunch.extract import _dom as dom
 
-__all__ = ["strip_boilerplate"]
+__all__ = ["WRAPPER_NAMES", "strip_boilerplate"]
+
+WRAPPER_NAMES = "data-docmunch-wrapper"
+"""Attribute carrying the class/id of a ``<div>`` the scorer replaced by its only ``<p>`` (Readability
+collapses ``<div class="newsletter"><p>…</p></div>`` to the ``<p>``); read by the class rule, and
+removed by :func:`strip_boilerplate` so it never reaches the output."""
 
 BULK_SHARE = 0.3
 """No rule removes a node holding more than this share of the content's text (characters)."""
@@ -66,12 +71,19 @@ DATE_LINE_MAX_WORD_CHARS = 30
 COPYRIGHT_MAX_CHARS = 250
 """Longest copyright statement, in characters."""
 TEASER_LINK_DENSITY = 0.7
+LINKED_CONTENT_DENSITY = 0.35
+"""Link teasers are only removed when less than this share of the whole content is link text: on
+a page that is itself a list of links (an index, a link-heavy essay) the links are the content."""
 """Share of a line's characters inside links above which it is a link teaser."""
 CHROME_MAX_CHARS = 800
 """Largest element (characters) the class rule removes: widgets are small, article bodies are not."""
 RELATED_LINK_DENSITY = 0.3
 """A ``related``/``teaser`` element goes only when at least this share of its text is links
 (a "teaser" class alone often marks the article's own lead paragraph)."""
+CAPTION_MAX_CHARS = 400
+"""Longest photo caption, in characters (a longer "caption" is a story item of a list page)."""
+TEASER_MIN_CHARS = 15
+"""Shortest link teaser, in characters: a headline, not a bare "link" or "PDF"."""
 GALLERY_CAPTION_MAX_CHARS = 200
 """Longest per-image caption of a gallery item, in characters."""
 
@@ -111,15 +123,16 @@ _COMMENT_HEADER = re.compile(
     re.IGNORECASE,
 )
 _LOGIN_PROMPT = re.compile(
-    r"eingeloggt|angemeldet sein|logged in|log in to|sign in to|connecté|zalogowan", re.IGNORECASE
+    r"eingeloggt|angemeldet sein|logged in|log in (to|for)|sign in to|connecté|zalogowan", re.IGNORECASE
 )
 _SUBSCRIBE_CALL = re.compile(
-    r"newsletter|(?<!un)subscri(be|ption|ber)|abonnier|sign(ing)? up|abonnez|suscr[ií]b", re.IGNORECASE
+    r"newsletter|(?<!un)subscri(be|ption)\b|abonnier|sign(ing)? up|abonnez|suscr[ií]b", re.IGNORECASE
 )
 CALL_MAX_CHARS = 200
 """Longest newsletter/subscription or login call-to-action line, in characters."""
 AUTHOR_BOX_LABEL = re.compile(
-    r"^(über (den|die) autor(in)?|zur person|about the author|à propos de l'auteur|sobre el autor|o autorze)$",
+    r"^(über (den|die) autor(in)?|zur person|about the author|à propos de l'auteur|sobre el autor|"
+    r"o autorze)$",
     re.IGNORECASE,
 )
 """Titles of author boxes; the box (the label and its next block, if small) goes."""
@@ -129,7 +142,8 @@ _CHROME_CLASS = re.compile(
     re.IGNORECASE,
 )
 _RELATED_CLASS = re.compile(r"related|teaser|recommend", re.IGNORECASE)
-_FIGURE_CAPTION_CLASS = re.compile(r"caption|credit", re.IGNORECASE)
+_TITLE_CLASS = re.compile(r"headline|heading|title", re.IGNORECASE)
+_FIGURE_CAPTION_CLASS = re.compile(r"(?<!no)(?<!no[-_])(caption|credit)", re.IGNORECASE)
 
 
 def strip_boilerplate(content: HtmlElement) -> None:
@@ -139,6 +153,15 @@ def strip_boilerplate(content: HtmlElement) -> None:
     ``clean_classes``). Never raises; an element without boilerplate is left as it is. One walk
     per rule group, each O(elements): text is only read for elements short enough to matter.
     """
+    try:
+        _strip(content)
+    finally:
+        for el in content.iter():
+            if isinstance(el.tag, str) and WRAPPER_NAMES in el.attrib:
+                del el.attrib[WRAPPER_NAMES]
+
+
+def _strip(content: HtmlElement) -> None:
     sizes = _text_sizes(content)
     total = sizes.get(content, 0)
     if not total:
@@ -157,7 +180,8 @@ def strip_boilerplate(content: HtmlElement) -> None:
         _gallery,
     )
     _walk_and_remove(content, lambda el: sizes.get(el, 0) <= limit and any(rule(el) for rule in rules))
-    _walk_and_remove(content, lambda el: sizes.get(el, 0) <= limit and _link_teaser(el))
+    if dom.link_density(content) < LINKED_CONTENT_DENSITY:  # a page made of links keeps its links
+        _walk_and_remove(content, lambda el: sizes.get(el, 0) <= limit and _link_teaser(el))
     _orphan_headings(content)
 
 
@@ -189,7 +213,7 @@ def _walk_and_remove(content: HtmlElement, doomed: Callable[[HtmlElement], bool]
 
 
 def _class_id(el: HtmlElement) -> str:
-    return f"{el.get('class') or ''} {el.get('id') or ''}"
+    return f"{el.get('class') or ''} {el.get('id') or ''} {el.get(WRAPPER_NAMES) or ''}"
 
 
 def _has_media(el: HtmlElement | None) -> bool:
@@ -205,6 +229,8 @@ def _photo_caption(el: HtmlElement) -> bool:
         return False
     if any(True for _ in el.iter("img", "picture", "video")):
         return False  # a figure whose class mentions its caption: the image stays
+    if len(dom.inner_text(el)) > CAPTION_MAX_CHARS:
+        return False
     parent = el.getparent()
     if el.tag == "figcaption" and parent is not None and parent.tag == "figure":
         return not _has_code_or_table(parent)  # a photo whose lazy image the page never filled in
@@ -308,7 +334,7 @@ def _is_teaser_line(el: HtmlElement) -> bool:
     if el.tag == "div" and not dom.all_phrasing(el):
         return False
     text = dom.inner_text(el)
-    if not 0 < len(text) < LINE_MAX_CHARS or dom.link_density(el) < TEASER_LINK_DENSITY:
+    if not TEASER_MIN_CHARS <= len(text) < LINE_MAX_CHARS or dom.link_density(el) < TEASER_LINK_DENSITY:
         return False
     hrefs = [a.get("href") or "" for a in el.iter("a")]
     return not all(href.startswith(("mailto:", "tel:")) for href in hrefs)  # contact lines are content
@@ -347,13 +373,21 @@ def _orphan_headings(content: HtmlElement) -> None:
     sub-heading inside the article is the article's own structure.
     """
     inside = set(content.iter())
-    candidates = [
-        el for el in content.iter(*_LINE_BLOCKS, "strong", "b") if el.tag in _HEADINGS or _is_label_line(el)
-    ]
+    candidates = [el for el in content.iter() if isinstance(el.tag, str) and _is_box_title(el)]
     for el in reversed(candidates):
         if el.getparent() is None or _section_text_after(el, 0, inside):
             return  # the first heading or label with text after it ends the trailing run
         dom.remove(el)
+
+
+def _is_box_title(el: HtmlElement) -> bool:
+    """A heading, a label line, or a short link-less element whose class calls it a headline/title."""
+    if el.tag in _HEADINGS or _is_label_line(el):
+        return True
+    if el.tag not in ("span", "div", "p", "strong", "b") or not _TITLE_CLASS.search(_class_id(el)):
+        return False
+    text = dom.inner_text(el)
+    return 0 < len(text) < 60 and dom.link_density(el) == 0
 
 
 def _section_text_after(heading: HtmlElement, level: int, inside: set[HtmlElement]) -> bool:

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from lxml.html import HtmlElement
 
 from docmunch.extract import _dom as dom
+from docmunch.extract._boilerplate import WRAPPER_NAMES
 from docmunch.extract._clean import prep_article
 from docmunch.extract._metadata import text_similarity
 from docmunch.extract._prep import wrap_phrasing
@@ -196,6 +197,9 @@ def _prepare_and_collect(
             wrap_phrasing(node)
             if dom.has_single_tag_inside(node, "p") and dom.link_density(node) < 0.25:
                 child = node[0]
+                names = dom.class_and_id(node).strip()
+                if names:  # the boilerplate pass still needs the wrapper's class and id
+                    child.set(WRAPPER_NAMES, f"{child.get(WRAPPER_NAMES, '')} {names}".strip())
                 dom.replace(node, child)
                 node = child
                 to_score.append(node)
