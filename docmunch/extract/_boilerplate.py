@@ -168,7 +168,7 @@ def _strip(content: HtmlElement) -> None:
         return
     bulk = BULK_SHARE * total
     limit = min(bulk, JUDGED_MAX_RAW_CHARS)
-    rules: tuple[Callable[[HtmlElement], bool], ...] = (
+    rules: tuple[Callable[[HtmlElement, str], bool], ...] = (
         _photo_caption,
         _credit_line,
         _date_line,
@@ -179,7 +179,13 @@ def _strip(content: HtmlElement) -> None:
         _author_box,
         _gallery,
     )
-    _walk_and_remove(content, lambda el: sizes.get(el, 0) <= limit and any(rule(el) for rule in rules))
+    def doomed(el: HtmlElement) -> bool:
+        if sizes.get(el, 0) > limit:
+            return False
+        text = dom.inner_text(el)
+        return any(rule(el, text) for rule in rules)
+
+    _walk_and_remove(content, doomed)
     if dom.link_density(content) < LINKED_CONTENT_DENSITY:  # a page made of links keeps its links
         _walk_and_remove(content, lambda el: sizes.get(el, 0) <= limit and _link_teaser(el))
     _orphan_headings(content)
@@ -224,12 +230,12 @@ def _has_code_or_table(el: HtmlElement) -> bool:
     return any(True for _ in el.iter("pre", "table"))
 
 
-def _photo_caption(el: HtmlElement) -> bool:
+def _photo_caption(el: HtmlElement, text: str) -> bool:
     if el.tag != "figcaption" and not (el.tag in _BLOCKS and _FIGURE_CAPTION_CLASS.search(_class_id(el))):
         return False
     if any(True for _ in el.iter("img", "picture", "video")):
         return False  # a figure whose class mentions its caption: the image stays
-    if len(dom.inner_text(el)) > CAPTION_MAX_CHARS:
+    if len(text) > CAPTION_MAX_CHARS:
         return False
     parent = el.getparent()
     if el.tag == "figcaption" and parent is not None and parent.tag == "figure":
@@ -240,10 +246,9 @@ def _photo_caption(el: HtmlElement) -> bool:
     return False
 
 
-def _credit_line(el: HtmlElement) -> bool:
+def _credit_line(el: HtmlElement, text: str) -> bool:
     if el.tag not in _BLOCKS:
         return False
-    text = dom.inner_text(el)
     if not text:
         return False
     if len(text) < LINE_MAX_CHARS and CREDIT_LABEL.match(text):
@@ -259,10 +264,9 @@ def _is_line(el: HtmlElement) -> bool:
     return parent is not None and dom.inner_text(parent) == dom.inner_text(el)
 
 
-def _date_line(el: HtmlElement) -> bool:
+def _date_line(el: HtmlElement, text: str) -> bool:
     if el.tag not in _BLOCKS:
         return False
-    text = dom.inner_text(el)
     if not 0 < len(text) <= DATE_LINE_MAX_CHARS:
         return False
     if el.tag == "time" and _is_line(el):
@@ -272,36 +276,35 @@ def _date_line(el: HtmlElement) -> bool:
     return len(_WORD_CHAR.findall(_DATE.sub("", text))) <= DATE_LINE_MAX_WORD_CHARS
 
 
-def _ad_label(el: HtmlElement) -> bool:
-    return el.tag in _BLOCKS and bool(AD_LABEL.match(dom.inner_text(el)))
+def _ad_label(el: HtmlElement, text: str) -> bool:
+    return el.tag in _BLOCKS and bool(AD_LABEL.match(text))
 
 
-def _chrome_by_class(el: HtmlElement) -> bool:
+def _chrome_by_class(el: HtmlElement, text: str) -> bool:
     if el.tag in ("a", "body"):
         return False
     if el.tag == "nav":
-        return len(dom.inner_text(el)) < CHROME_MAX_CHARS
+        return len(text) < CHROME_MAX_CHARS
     names = _class_id(el)
-    if not names.strip() or len(dom.inner_text(el)) >= CHROME_MAX_CHARS:
+    if not names.strip() or len(text) >= CHROME_MAX_CHARS:
         return False
     if _CHROME_CLASS.search(names):
         return True
     return bool(_RELATED_CLASS.search(names)) and dom.link_density(el) >= RELATED_LINK_DENSITY
 
 
-def _comment_header(el: HtmlElement) -> bool:
+def _comment_header(el: HtmlElement, text: str) -> bool:
     if el.tag not in (*_HEADINGS, "p", "div"):
         return False
-    text = dom.inner_text(el)
     if not 0 < len(text) < LINE_MAX_CHARS:
         return False
     return bool(_COMMENT_HEADER.match(text) or _LOGIN_PROMPT.search(text))
 
 
-def _author_box(el: HtmlElement) -> bool:
+def _author_box(el: HtmlElement, text: str) -> bool:
     if el.tag not in _LINE_BLOCKS:
         return False
-    if not AUTHOR_BOX_LABEL.match(dom.inner_text(el).rstrip(":")):
+    if not AUTHOR_BOX_LABEL.match(text.rstrip(":")):
         return False
     bio = el.getnext()
     if bio is not None and len(dom.inner_text(bio)) < CHROME_MAX_CHARS:
@@ -309,14 +312,13 @@ def _author_box(el: HtmlElement) -> bool:
     return True
 
 
-def _subscribe_call(el: HtmlElement) -> bool:
+def _subscribe_call(el: HtmlElement, text: str) -> bool:
     if el.tag not in _LINE_BLOCKS and el.tag not in ("li", "i", "em", "strong", "b"):
         return False
-    text = dom.inner_text(el)
     return 0 < len(text) < CALL_MAX_CHARS and bool(_SUBSCRIBE_CALL.search(text)) and _is_line(el)
 
 
-def _gallery(el: HtmlElement) -> bool:
+def _gallery(el: HtmlElement, text: str) -> bool:
     if el.tag not in ("ul", "ol", "div"):
         return False
     items = [child for child in el if isinstance(child.tag, str)]
