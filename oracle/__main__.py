@@ -60,6 +60,8 @@ def _report(console: Console, refresh: bool) -> int:
             for ref, s in refs.items()
         )
         console.print(f"{ex:17} {cells}")
+    for ex, s in (doc.get("articles") or {}).items():
+        console.print(f"{ex:17} articles: P {s['precision']:.3f} R {s['recall']:.3f} F1 {s['f1']:.3f}")
     console.print(
         f"oracle: {stats.cached} cached, {stats.computed} computed; "
         f"report in {time.perf_counter() - started:.1f} s -> {REPORT_HTML}, {REPORT_JSON}"

@@ -89,8 +89,20 @@ def build_report(*, refresh: bool = False) -> tuple[dict[str, Any], list[PageRes
             "failing": sorted(name for name, s in sims.items() if s < THRESHOLD),
         },
         "pages": [_page_json(r) for r in results],
+        "articles": _articles(),
     }
     return doc, results, stats
+
+
+def _articles() -> dict[str, Any] | None:
+    """articles-dev snippet scores per extractor (peers from cache), ``None`` without the fixtures."""
+    from oracle.articles import load_articles, score_all, summary_json
+    from oracle.pages import fixtures_root
+
+    root = fixtures_root()
+    if not (root / "articles-dev" / "truth.json").is_file():
+        return None
+    return summary_json(score_all(load_articles(root), cache=True))
 
 
 def write_report(

@@ -130,6 +130,22 @@ def _summary_tables(doc: Mapping[str, Any]) -> list[str]:
     return out
 
 
+def _articles_table(summary: Mapping[str, Any] | None) -> list[str]:
+    """articles-dev table: snippet precision/recall/F1 (micro-averaged) per extractor."""
+    if not summary:
+        return []
+    out = ["<h2>Articles (articles-dev, 330 pages, snippet metric)</h2><table><thead><tr><th>extractor</th>"]
+    cols = ("precision", "recall", "f1", "accuracy", "tp", "fp", "fn", "leaking_pages", "errors")
+    counts = ("tp", "fp", "fn", "leaking_pages", "errors")
+    out.extend(f"<th>{_e(c)}</th>" for c in cols)
+    out.append("</tr></thead><tbody>")
+    for ex, s in summary.items():
+        cells = "".join(_num(s[c], "d" if c in counts else "f") for c in cols)
+        out.append(f"<tr><td>{_e(ex)}</td>{cells}</tr>")
+    out.append("</tbody></table>")
+    return out
+
+
 def _score(page: Mapping[str, Any], extractor: str, ref: str, metric: str) -> float | None:
     refs = page["scores"].get(extractor, {})
     if ref == "content":
@@ -210,6 +226,7 @@ def render_html(doc: Mapping[str, Any], texts: Mapping[str, Mapping[str, str]]) 
         f"<p>Oracle run: {run['cached']} pages from cache, {run['computed']} computed "
         f"(browser started: {'yes' if run['browser_started'] else 'no'}), {run['wall_ms']:.0f} ms wall.</p>",
         *_summary_tables(doc),
+        *_articles_table(doc.get("articles")),
         f"<h2>Oracle self-check</h2><p>Oracle text vs expected.html, threshold {check['threshold']}: "
         f"{len(check['similarity']) - len(check['failing'])} of {len(check['similarity'])} pages pass; "
         f"failing: {_e(', '.join(check['failing']) or 'none')}; allowed exceptions: "

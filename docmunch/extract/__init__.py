@@ -8,7 +8,8 @@ Pipeline: :func:`parse_html` →
 :func:`docmunch.detect.detect_platform` → metadata (:mod:`._metadata`, as Readability.js
 reports it) → document preparation (:mod:`._prep`) → either the platform's own content
 container minus its chrome (:mod:`._platform`), or the Readability-style scoring
-(:mod:`._readability`, :mod:`._clean`) → links and images made absolute (:mod:`._images`).
+(:mod:`._readability`, :mod:`._clean`) followed by the article-boilerplate pass
+(:mod:`._boilerplate`) → links and images made absolute (:mod:`._images`).
 
 Example::
 
@@ -26,6 +27,7 @@ from lxml.html import HtmlElement
 from docmunch.detect import detect_platform
 from docmunch.errors import ExtractError
 from docmunch.extract import _dom as dom
+from docmunch.extract._boilerplate import strip_boilerplate
 from docmunch.extract._images import absolutize, base_url, unwrap_noscript_images
 from docmunch.extract._metadata import read_metadata
 from docmunch.extract._parse import parse_html
@@ -100,6 +102,7 @@ def extract(html: str | bytes, *, url: str | None = None) -> Article:
         content, byline, direction = grab.content, grab.byline, grab.dir
         if content is not None:
             simplify_nested(content)
+            strip_boilerplate(content)
     if content is None or not dom.text_of(content).strip():
         raise ExtractError("no main content found in the page", url=url)
 

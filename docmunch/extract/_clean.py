@@ -5,7 +5,8 @@ Source of the rules: Mozilla Readability.js 0.6 (Apache-2.0) — ``_markDataTabl
 paragraphs, inputs, link density against class weight, embeds, text density), ``_clean``,
 ``_cleanHeaders``, ``_cleanMatchedNodes`` (share widgets). Re-implemented here.
 
-Docs-aware divergences: an element holding a ``<pre>`` code block, ``<math>`` or a data
+Divergences: a node holding most of the article's text is never removed for its class weight
+alone (:data:`BULK_SHARE`). Docs-aware: an element holding a ``<pre>`` code block, ``<math>`` or a data
 table is never removed conditionally (unless its class/id weight is negative); ``<h1>``
 keeps its level.
 """
@@ -45,6 +46,9 @@ _PRESENTATIONAL = (
     "valign",
     "vspace",
 )
+BULK_SHARE = 0.5
+"""A node holding more than this share of the article's text (characters) is not removed for a
+negative class weight alone (Drupal's ``field--label-hidden`` wraps whole article bodies)."""
 _SIZE_ELEMS = frozenset(("table", "th", "td", "hr", "pre"))
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 _TEXTISH = ("span", "li", "td", "blockquote", "dl", "div", "img", "ol", "p", "pre", "table", "ul")
@@ -139,7 +143,12 @@ def _protected(root: HtmlElement, data_tables: set[HtmlElement]) -> set[HtmlElem
 
 
 def _should_remove(
-    node: HtmlElement, tag: str, flags: int, data_tables: set[HtmlElement], protected: set[HtmlElement]
+    node: HtmlElement,
+    tag: str,
+    flags: int,
+    data_tables: set[HtmlElement],
+    protected: set[HtmlElement],
+    article_chars: int = 0,
 ) -> bool:
     is_list = tag in ("ul", "ol")
     text = dom.inner_text(node)
@@ -153,6 +162,8 @@ def _should_remove(
     if any(t in data_tables for t in node.iterdescendants("table")):
         return False
     weight = class_weight(node, flags)
+    if weight < 0 and article_chars and len(text) > BULK_SHARE * article_chars:
+        weight = 0  # the bulk of the article is not a "fishy" node, whatever its class says
     if weight < 0:
         return True
     if any(True for _ in node.iter("pre", "math")):
@@ -206,8 +217,11 @@ def clean_conditionally(
     """Readability's ``_cleanConditionally`` for ``tag``; innermost candidates judged first."""
     if not flags & CLEAN_CONDITIONALLY:
         return
+    article_chars = len(dom.inner_text(root))
     for node in reversed(list(root.iterdescendants(tag))):
-        if node.getparent() is not None and _should_remove(node, tag, flags, data_tables, protected):
+        if node.getparent() is not None and _should_remove(
+            node, tag, flags, data_tables, protected, article_chars
+        ):
             dom.remove(node)
 
 

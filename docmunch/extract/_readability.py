@@ -21,8 +21,9 @@ Algorithm (Mozilla Readability.js, Apache-2.0, itself after Arc90's readability 
    retry on a fresh copy with ``STRIP_UNLIKELY``, then ``WEIGHT_CLASSES``, then
    ``CLEAN_CONDITIONALLY`` turned off; if every try is short, the longest one wins.
 
-Divergences, on purpose: nodes inside ``<pre>``, ``<code>``, ``<math>`` and ``<svg>`` are
-never removed as unlikely (pygments' ``c1``/``cm`` "comment" spans are code); headings keep
+Divergences, on purpose: an "unlikely" node holding most of the page's text is a layout
+wrapper and stays (:data:`PAGE_WRAPPER_SHARE`); nodes inside ``<pre>``, ``<code>``, ``<math>``
+and ``<svg>`` are never removed as unlikely (pygments' ``c1``/``cm`` "comment" spans are code); headings keep
 their level (Readability renames ``h1`` to ``h2``).
 """
 
@@ -35,6 +36,7 @@ from dataclasses import dataclass, field
 from lxml.html import HtmlElement
 
 from docmunch.extract import _dom as dom
+from docmunch.extract._boilerplate import WRAPPER_NAMES
 from docmunch.extract._clean import prep_article
 from docmunch.extract._metadata import text_similarity
 from docmunch.extract._prep import wrap_phrasing
@@ -44,6 +46,9 @@ __all__ = ["Grab", "grab_article", "is_visible"]
 
 CHAR_THRESHOLD = 500
 N_TOP_CANDIDATES = 5
+PAGE_WRAPPER_SHARE = 0.5
+"""An "unlikely" node (class ``has-sidebar``, ``header-wrapper``…) holding more than this share of
+the page's text (characters) is a layout wrapper, not chrome, and is not stripped (divergence)."""
 
 UNLIKELY = re.compile(
     r"-ad-|ai2html|banner|breadcrumbs|combx|comment|community|cover-wrap|disqus|extra|footer|gdpr|header|"
@@ -124,6 +129,11 @@ def _byline_text(el: HtmlElement) -> str:
     return dom.text_of(el).strip()
 
 
+def _is_page_wrapper(node: HtmlElement, page_chars: int) -> bool:
+    """A node holding most of the page's text is a layout wrapper, whatever its class says."""
+    return page_chars > 0 and len(dom.inner_text(node)) > PAGE_WRAPPER_SHARE * page_chars
+
+
 def _init_score(el: HtmlElement, flags: int) -> float:
     return _TAG_SCORE.get(el.tag, 0) + class_weight(el, flags)
 
@@ -136,6 +146,7 @@ def _prepare_and_collect(
     byline: str | None = None
     remove_title_header = True
     strip = bool(flags & STRIP_UNLIKELY)
+    page_chars = len(dom.inner_text(page))
     node: HtmlElement | None = page
     while node is not None:
         tag = node.tag
@@ -170,6 +181,7 @@ def _prepare_and_collect(
                 and not MAYBE_CANDIDATE.search(match)
                 and not dom.has_ancestor_tag(node, "table")
                 and not dom.has_ancestor_tag(node, "code")
+                and not _is_page_wrapper(node, page_chars)
             ):
                 node = dom.remove_and_get_next(node)
                 continue
@@ -185,6 +197,9 @@ def _prepare_and_collect(
             wrap_phrasing(node)
             if dom.has_single_tag_inside(node, "p") and dom.link_density(node) < 0.25:
                 child = node[0]
+                names = dom.class_and_id(node).strip()
+                if names:  # the boilerplate pass still needs the wrapper's class and id
+                    child.set(WRAPPER_NAMES, f"{child.get(WRAPPER_NAMES, '')} {names}".strip())
                 dom.replace(node, child)
                 node = child
                 to_score.append(node)

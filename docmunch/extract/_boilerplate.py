@@ -1,0 +1,417 @@
+"""Article boilerplate inside the chosen content: one pass, :func:`strip_boilerplate`, after scoring.
+
+Readability-style scoring picks the right container on news and blog pages but keeps what the
+publisher put *inside* it: photo captions, credit lines, "read also" links, share and newsletter
+boxes, author cards, dates, comment headers. This pass removes those, with rules that hold on
+any site (no site or theme names; the few words it knows are labels that mean the same in every
+publication). Each rule below is a function; the evidence is the number of ``without`` snippets of
+``articles-dev`` it removes and the ``with`` snippets it costs, measured on docmunch's output
+before the pass (330 pages, ``python -m bench articles``):
+
+1. **Photo captions** (:func:`_photo_caption`, removes 25, costs 2): a ``<figcaption>``, or an
+   element whose class/id says ``caption``/``credit``, beside an image (``img``, ``picture``,
+   ``video``…) and no code or table. News captions describe the photo and credit the agency;
+   human annotators (and trafilatura's default) leave them out of the article text.
+2. **Credit and copyright lines** (:func:`_credit_line`, removes 12, costs 1): a short block that
+   starts with a picture/source label (``Foto:``, ``Quelle:``, ``Source:``, ``©``…, list
+   :data:`CREDIT_LABEL`) or states a copyright (``©``, "all rights reserved").
+3. **Date lines** (:func:`_date_line`, removes 8, costs 1): a short block that is a date or
+   time plus at most a few words ("Publiziert: 03.04.2020, 12:35"), and ``<time>`` blocks.
+4. **Advertising labels** (:func:`_ad_label`): a block whose whole text is a label such as
+   "Advertisement", "Anzeige" or "Continue reading the main story" (:data:`AD_LABEL`).
+5. **Link teasers** (:func:`_link_teaser`, removes 16, costs 4): a short paragraph or heading that
+   is (almost) all link text — "Lea también: …", "MIRA: …", "zurück zur Listenansicht" — and a
+   list made only of such links; a short label line ending in ``:`` right before one goes too.
+6. **Chrome by class** (:func:`_chrome_by_class`, removes 12, costs 0): a small element (text
+   under :data:`CHROME_MAX_CHARS`) whose class/id names a share bar, newsletter or paywall box,
+   author card, reading-time or meta line, or (when link-heavy) related-story teasers; a small
+   ``<nav>`` (tab bars, "in this series" menus) inside the content.
+7. **Comment, login, subscription and author boxes** (:func:`_comment_header`,
+   :func:`_subscribe_call`, :func:`_author_box`; remove 11, cost 1): a short block that opens a
+   comment section ("Kommentare (0)", "3 Comments", "Leave a reply") or says one must be logged in
+   to comment; a short line inviting to subscribe or sign up for a newsletter; an author box
+   titled "About the author" / "Über den Autor" (:data:`AUTHOR_BOX_LABEL`) with its short bio.
+8. **Galleries** (:func:`_gallery`): a list or container whose every item is an image with a
+   short caption; the caption text repeats per slide and is not article text.
+9. **Orphan headings** (:func:`_orphan_headings`), last: a heading with no text after it before
+   the next heading of the same or a higher level — the title of a box the rules above emptied
+   ("Auch interessant", "Weitere Artikel", "Das könnte Sie auch interessieren").
+
+Never removed: the content root, anything inside ``<pre>``/``<code>``/``<table>``/``<math>``, and a
+node holding more than :data:`BULK_SHARE` of the content's text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from lxml.html import HtmlElement
+
+from docmunch.extract import _dom as dom
+
+__all__ = ["WRAPPER_NAMES", "strip_boilerplate"]
+
+WRAPPER_NAMES = "data-docmunch-wrapper"
+"""Attribute carrying the class/id of a ``<div>`` the scorer replaced by its only ``<p>`` (Readability
+collapses ``<div class="newsletter"><p>…</p></div>`` to the ``<p>``); read by the class rule, and
+removed by :func:`strip_boilerplate` so it never reaches the output."""
+
+BULK_SHARE = 0.3
+"""No rule removes a node holding more than this share of the content's text (characters)."""
+JUDGED_MAX_RAW_CHARS = 4000
+"""Elements with more raw text than this (characters, whitespace included) are never judged: every
+rule targets short blocks (the longest limit below is :data:`CHROME_MAX_CHARS` after whitespace
+folding), and skipping big ones keeps the pass linear in the page size."""
+LINE_MAX_CHARS = 160
+"""Longest "line" (credit, teaser link, label) the text rules judge, in characters."""
+DATE_LINE_MAX_CHARS = 60
+"""Longest date line, in characters; at most :data:`DATE_LINE_MAX_WORD_CHARS` letters besides the date."""
+DATE_LINE_MAX_WORD_CHARS = 30
+COPYRIGHT_MAX_CHARS = 250
+"""Longest copyright statement, in characters."""
+TEASER_LINK_DENSITY = 0.7
+LINKED_CONTENT_DENSITY = 0.35
+"""Link teasers are only removed when less than this share of the whole content is link text: on
+a page that is itself a list of links (an index, a link-heavy essay) the links are the content."""
+"""Share of a line's characters inside links above which it is a link teaser."""
+CHROME_MAX_CHARS = 800
+"""Largest element (characters) the class rule removes: widgets are small, article bodies are not."""
+RELATED_LINK_DENSITY = 0.3
+"""A ``related``/``teaser`` element goes only when at least this share of its text is links
+(a "teaser" class alone often marks the article's own lead paragraph)."""
+CAPTION_MAX_CHARS = 400
+"""Longest photo caption, in characters (a longer "caption" is a story item of a list page)."""
+TEASER_MIN_CHARS = 15
+"""Shortest link teaser, in characters: a headline, not a bare "link" or "PDF"."""
+GALLERY_CAPTION_MAX_CHARS = 200
+"""Longest per-image caption of a gallery item, in characters."""
+
+_BLOCKS = frozenset(
+    ("p", "div", "li", "h1", "h2", "h3", "h4", "h5", "h6", "figcaption", "dd", "dt", "span", "small",
+     "header", "time", "blockquote", "em", "strong", "b", "i", "section", "aside", "center", "footer")
+)  # fmt: skip
+_LINE_BLOCKS = frozenset(("p", "div", "h2", "h3", "h4", "h5", "h6", "center"))
+_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+_MEDIA = ("img", "picture", "video", "svg", "iframe")
+_KEEP = frozenset(("pre", "code", "table", "math"))
+
+CREDIT_LABEL = re.compile(
+    r"^[(\[]?\s*(fotos?|bild(er)?|titelbild|quellen?|source|sources|photos?|images?|imagen|"
+    r"foto\s?credits?|credits?|crédito|źródło|zdjęcie|©|copyright|\(c\))\s*[:©/]",
+    re.IGNORECASE,
+)
+"""Labels a credit line starts with (de, en, es, fr, pl); a colon, ``©`` or ``/`` follows."""
+_COPYRIGHT = re.compile(
+    r"^\s*(©|\(c\)|copyright\b)|all rights reserved|alle rechte vorbehalten|tous droits réservés|"
+    r"todos los derechos|wszelkie prawa zastrzeżone",
+    re.IGNORECASE,
+)
+_DATE = re.compile(
+    r"\b(\d{1,2}\.\s?\d{1,2}\.\s?\d{2,4}|\d{1,2}/\d{1,2}/\d{2,4}|\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2})\b"
+)
+_WORD_CHAR = re.compile(r"\w")
+AD_LABEL = re.compile(
+    r"^[-–—\s]*(advertisement|advertising|anzeige|werbung|publicité|publicidad|pubblicità|reklama|"
+    r"реклама|广告|continue reading( the main story)?)[-–—\s]*$",
+    re.IGNORECASE,
+)
+"""Whole-block labels of ad slots and of "read the rest" breaks."""
+_COMMENT_HEADER = re.compile(
+    r"^\d*\s*(\(\d+\)\s*)?(comments?|kommentare?|kommentieren|commentaires?|comentarios?|komentarz[ey]?|"
+    r"leave a (reply|comment)|schreibe einen kommentar)\b.{0,20}$",
+    re.IGNORECASE,
+)
+_LOGIN_PROMPT = re.compile(
+    r"eingeloggt|angemeldet sein|logged in|log in (to|for)|sign in to|connecté|zalogowan", re.IGNORECASE
+)
+_SUBSCRIBE_CALL = re.compile(
+    r"newsletter|(?<!un)subscri(be|ption)\b|abonnier|sign(ing)? up|abonnez|suscr[ií]b", re.IGNORECASE
+)
+CALL_MAX_CHARS = 200
+"""Longest newsletter/subscription or login call-to-action line, in characters."""
+AUTHOR_BOX_LABEL = re.compile(
+    r"^(über (den|die) autor(in)?|zur person|about the author|à propos de l'auteur|sobre el autor|"
+    r"o autorze)$",
+    re.IGNORECASE,
+)
+"""Titles of author boxes; the box (the label and its next block, if small) goes."""
+_CHROME_CLASS = re.compile(
+    r"shar(e|ing)|social|newsletter|subscri|sign-?up|paywall|payant|author|(^|[-_ ])bio($|[-_ ])|byline|"
+    r"reading-?time|readingtime|(^|[-_ ])(meta|dateline)($|[-_ ])|rating",
+    re.IGNORECASE,
+)
+_RELATED_CLASS = re.compile(r"related|teaser|recommend", re.IGNORECASE)
+_TITLE_CLASS = re.compile(r"headline|heading|title", re.IGNORECASE)
+_FIGURE_CAPTION_CLASS = re.compile(r"(?<!no)(?<!no[-_])(caption|credit)", re.IGNORECASE)
+
+
+def strip_boilerplate(content: HtmlElement) -> None:
+    """Remove article boilerplate from ``content`` in place (rules 1–9 of the module docstring).
+
+    ``content``: the extracted article element, classes and ids still on it (before
+    ``clean_classes``). Never raises; an element without boilerplate is left as it is. One walk
+    per rule group, each O(elements): text is only read for elements short enough to matter.
+    """
+    try:
+        _strip(content)
+    finally:
+        for el in content.iter():
+            if isinstance(el.tag, str) and WRAPPER_NAMES in el.attrib:
+                del el.attrib[WRAPPER_NAMES]
+
+
+def _strip(content: HtmlElement) -> None:
+    sizes = _text_sizes(content)
+    total = sizes.get(content, 0)
+    if not total:
+        return
+    bulk = BULK_SHARE * total
+    limit = min(bulk, JUDGED_MAX_RAW_CHARS)
+    rules: tuple[Callable[[HtmlElement, str], bool], ...] = (
+        _photo_caption,
+        _credit_line,
+        _date_line,
+        _ad_label,
+        _chrome_by_class,
+        _comment_header,
+        _subscribe_call,
+        _author_box,
+        _gallery,
+    )
+    def doomed(el: HtmlElement) -> bool:
+        if sizes.get(el, 0) > limit:
+            return False
+        text = dom.inner_text(el)
+        return any(rule(el, text) for rule in rules)
+
+    _walk_and_remove(content, doomed)
+    if dom.link_density(content) < LINKED_CONTENT_DENSITY:  # a page made of links keeps its links
+        _walk_and_remove(content, lambda el: sizes.get(el, 0) <= limit and _link_teaser(el))
+    _orphan_headings(content)
+
+
+def _text_sizes(content: HtmlElement) -> dict[HtmlElement, int]:
+    """Characters of ``textContent`` of every element (one bottom-up pass, no string building)."""
+    sizes: dict[HtmlElement, int] = {}
+    for el in reversed(list(content.iter())):
+        size = len(el.text or "") if isinstance(el.tag, str) else 0
+        for child in el:
+            size += sizes.get(child, 0) + len(child.tail or "")
+        sizes[el] = size
+    return sizes
+
+
+def _walk_and_remove(content: HtmlElement, doomed: Callable[[HtmlElement], bool]) -> None:
+    """Visit elements under ``content`` in document order; remove those ``doomed`` says, unvisited.
+
+    Code, tables and math (:data:`_KEEP`) are neither judged nor entered.
+    """
+    stack = list(reversed(list(content)))
+    while stack:
+        el = stack.pop()
+        if not isinstance(el.tag, str) or el.tag in _KEEP or el.getparent() is None:
+            continue
+        if doomed(el):
+            dom.remove(el)
+            continue
+        stack.extend(reversed(list(el)))
+
+
+def _class_id(el: HtmlElement) -> str:
+    return f"{el.get('class') or ''} {el.get('id') or ''} {el.get(WRAPPER_NAMES) or ''}"
+
+
+def _has_media(el: HtmlElement | None) -> bool:
+    return el is not None and any(True for _ in el.iter(*_MEDIA))
+
+
+def _has_code_or_table(el: HtmlElement) -> bool:
+    return any(True for _ in el.iter("pre", "table"))
+
+
+def _photo_caption(el: HtmlElement, text: str) -> bool:
+    if el.tag != "figcaption" and not (el.tag in _BLOCKS and _FIGURE_CAPTION_CLASS.search(_class_id(el))):
+        return False
+    if any(True for _ in el.iter("img", "picture", "video")):
+        return False  # a figure whose class mentions its caption: the image stays
+    if len(text) > CAPTION_MAX_CHARS:
+        return False
+    parent = el.getparent()
+    if el.tag == "figcaption" and parent is not None and parent.tag == "figure":
+        return not _has_code_or_table(parent)  # a photo whose lazy image the page never filled in
+    for holder in (parent, parent.getparent() if parent is not None else None):
+        if holder is not None and _has_media(holder) and not _has_code_or_table(holder):
+            return True
+    return False
+
+
+def _credit_line(el: HtmlElement, text: str) -> bool:
+    if el.tag not in _BLOCKS:
+        return False
+    if not text:
+        return False
+    if len(text) < LINE_MAX_CHARS and CREDIT_LABEL.match(text):
+        return True
+    return len(text) < COPYRIGHT_MAX_CHARS and bool(_COPYRIGHT.search(text)) and _is_line(el)
+
+
+def _is_line(el: HtmlElement) -> bool:
+    """A block of its own (not a phrase inside a paragraph with other text)."""
+    parent = el.getparent()
+    if el.tag in _LINE_BLOCKS or el.tag in ("li", "small", "footer", "figcaption"):
+        return True
+    return parent is not None and dom.inner_text(parent) == dom.inner_text(el)
+
+
+def _date_line(el: HtmlElement, text: str) -> bool:
+    if el.tag not in _BLOCKS:
+        return False
+    if not 0 < len(text) <= DATE_LINE_MAX_CHARS:
+        return False
+    if el.tag == "time" and _is_line(el):
+        return True
+    if not _DATE.search(text) or not _is_line(el):
+        return False
+    return len(_WORD_CHAR.findall(_DATE.sub("", text))) <= DATE_LINE_MAX_WORD_CHARS
+
+
+def _ad_label(el: HtmlElement, text: str) -> bool:
+    return el.tag in _BLOCKS and bool(AD_LABEL.match(text))
+
+
+def _chrome_by_class(el: HtmlElement, text: str) -> bool:
+    if el.tag in ("a", "body"):
+        return False
+    if el.tag == "nav":
+        return len(text) < CHROME_MAX_CHARS
+    names = _class_id(el)
+    if not names.strip() or len(text) >= CHROME_MAX_CHARS:
+        return False
+    if _CHROME_CLASS.search(names):
+        return True
+    return bool(_RELATED_CLASS.search(names)) and dom.link_density(el) >= RELATED_LINK_DENSITY
+
+
+def _comment_header(el: HtmlElement, text: str) -> bool:
+    if el.tag not in (*_HEADINGS, "p", "div"):
+        return False
+    if not 0 < len(text) < LINE_MAX_CHARS:
+        return False
+    return bool(_COMMENT_HEADER.match(text) or _LOGIN_PROMPT.search(text))
+
+
+def _author_box(el: HtmlElement, text: str) -> bool:
+    if el.tag not in _LINE_BLOCKS:
+        return False
+    if not AUTHOR_BOX_LABEL.match(text.rstrip(":")):
+        return False
+    bio = el.getnext()
+    if bio is not None and len(dom.inner_text(bio)) < CHROME_MAX_CHARS:
+        dom.remove(bio)
+    return True
+
+
+def _subscribe_call(el: HtmlElement, text: str) -> bool:
+    if el.tag not in _LINE_BLOCKS and el.tag not in ("li", "i", "em", "strong", "b"):
+        return False
+    return 0 < len(text) < CALL_MAX_CHARS and bool(_SUBSCRIBE_CALL.search(text)) and _is_line(el)
+
+
+def _gallery(el: HtmlElement, text: str) -> bool:
+    if el.tag not in ("ul", "ol", "div"):
+        return False
+    items = [child for child in el if isinstance(child.tag, str)]
+    if len(items) < 3:
+        return False
+    for item in items:
+        if not _has_media(item) or len(dom.inner_text(item)) > GALLERY_CAPTION_MAX_CHARS:
+            return False
+    return True
+
+
+def _is_teaser_line(el: HtmlElement) -> bool:
+    if el.tag not in _LINE_BLOCKS and el.tag != "li":
+        return False
+    if el.tag == "div" and not dom.all_phrasing(el):
+        return False
+    text = dom.inner_text(el)
+    if not TEASER_MIN_CHARS <= len(text) < LINE_MAX_CHARS or dom.link_density(el) < TEASER_LINK_DENSITY:
+        return False
+    hrefs = [a.get("href") or "" for a in el.iter("a")]
+    return not all(href.startswith(("mailto:", "tel:")) for href in hrefs)  # contact lines are content
+
+
+def _is_label_line(el: HtmlElement | None) -> bool:
+    if el is None or el.tag not in (*_LINE_BLOCKS, "strong", "b"):
+        return False
+    text = dom.inner_text(el)
+    return 0 < len(text) < 60 and text.endswith(":") and dom.link_density(el) == 0
+
+
+def _link_teaser(el: HtmlElement) -> bool:
+    """Rule 5: a teaser line (not a list item alone) or a list made only of teaser lines.
+
+    A label line ending in ``:`` right before it ("Lesen Sie auch:") is removed with it.
+    """
+    if el.tag in ("ul", "ol"):
+        items = [li for li in el if li.tag == "li"]
+        teaser = len(items) >= 2 and all(_is_teaser_line(li) for li in items)
+    else:
+        teaser = el.tag != "li" and _is_teaser_line(el)
+    if teaser and _is_label_line(el.getprevious()):
+        dom.remove(el.getprevious())
+    return teaser
+
+
+def _heading_level(el: HtmlElement) -> int:
+    return int(el.tag[1]) if el.tag in _HEADINGS else 0
+
+
+def _orphan_headings(content: HtmlElement) -> None:
+    """Rule 9: drop the trailing headings and label lines that no text follows (emptied boxes' titles).
+
+    Only the run at the end of the content goes: a heading followed by nothing but a video or a
+    sub-heading inside the article is the article's own structure.
+    """
+    inside = set(content.iter())
+    candidates = [el for el in content.iter() if isinstance(el.tag, str) and _is_box_title(el)]
+    for el in reversed(candidates):
+        if el.getparent() is None or _section_text_after(el, 0, inside):
+            return  # the first heading or label with text after it ends the trailing run
+        dom.remove(el)
+
+
+def _is_box_title(el: HtmlElement) -> bool:
+    """A heading, a label line, or a short link-less element whose class calls it a headline/title."""
+    if el.tag in _HEADINGS or _is_label_line(el):
+        return True
+    if el.tag not in ("span", "div", "p", "strong", "b") or not _TITLE_CLASS.search(_class_id(el)):
+        return False
+    text = dom.inner_text(el)
+    return 0 < len(text) < 60 and dom.link_density(el) == 0
+
+
+def _section_text_after(heading: HtmlElement, level: int, inside: set[HtmlElement]) -> bool:
+    """Whether any text follows ``heading`` (in document order) before a heading of level ≤ ``level``."""
+    if heading.tail and heading.tail.strip():
+        return True
+    node: HtmlElement | None = dom.next_node(heading, True)
+    while node is not None:
+        if node not in inside:
+            return False
+        if node.tag in _HEADINGS and _heading_level(node) <= level:
+            return False
+        if node.tag in _HEADINGS:
+            if dom.inner_text(node) or (node.tail and node.tail.strip()):
+                return True
+            node = dom.next_node(node, True)
+            continue
+        if node.text and node.text.strip():
+            return True
+        if node.tail and node.tail.strip():
+            return True
+        if node.tag in _MEDIA:
+            return True
+        node = dom.next_node(node)
+    return False
