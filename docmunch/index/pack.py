@@ -1,6 +1,10 @@
 """Portable index packs: one repo as one self-contained SQLite file (``docmunch export``).
 
-A pack is a SQLite database (rollback journal, no WAL: a single file) with five tables:
+A pack is a SQLite database (rollback journal, no WAL: a single file) followed by a
+:data:`TRAILER_BYTES`-byte trailer: :data:`TRAILER_MAGIC` and the sha256 of every byte before
+it, so a change to any byte of the file (even one SQLite would not read) or a cut-short file is
+refused. SQLite ignores the trailer (the header's page count says where the database ends), so
+a pack still opens read-only in any SQLite tool. The database holds five tables:
 
 - ``pack(key, value)``: ``manifest`` (JSON text) and ``manifest_sha256`` (sha256 hex of it);
 - ``docs``, ``sections``, ``blocks``: the repo's rows, keyed by ``doc_path`` (and ordinal),
@@ -48,6 +52,8 @@ from docmunch.index.versions import RepoRow
 
 __all__ = [
     "BLOB_LEVEL",
+    "TRAILER_BYTES",
+    "TRAILER_MAGIC",
     "DOC_COLUMNS",
     "FORMAT_NAME",
     "MAX_BLOB_BYTES",
@@ -65,6 +71,10 @@ BLOB_LEVEL = 6
 """zlib level of packed blobs (zlib's default: ~4× smaller docs text at ~40 MB/s per core)."""
 MAX_BLOB_BYTES = 256 * 2**20
 """Largest document (bytes, uncompressed) a pack may hold: a bound on what import inflates."""
+TRAILER_MAGIC = b"DMPACK1\x00"
+"""First 8 bytes of the trailer after the SQLite database."""
+TRAILER_BYTES = len(TRAILER_MAGIC) + 32
+"""Trailer size: the magic, then the raw 32-byte sha256 of the database bytes before it."""
 
 DOC_COLUMNS = ("doc_path", "title", "source_kind", "source_ref", "source_hash", "raw_hash", "bytes", "meta")
 SECTION_COLUMNS = (
@@ -151,6 +161,7 @@ def export_pack(store: Store, repo: RepoRow | str, out: Path, *, overwrite: bool
     tmp = Path(tmp_name)
     try:
         counts = _write(store, name, tmp)
+        _seal(tmp)
         _fsync(tmp)
         os.replace(tmp, out)
     except OSError as exc:
@@ -171,6 +182,16 @@ def export_pack(store: Store, repo: RepoRow | str, out: Path, *, overwrite: bool
         schema_version=SCHEMA_VERSION,
         elapsed_ms=round((time.perf_counter() - started) * 1000),
     )
+
+
+def _seal(path: Path) -> None:
+    """Append the trailer: :data:`TRAILER_MAGIC` + sha256 of the file so far."""
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for chunk in iter(lambda: f.read(2**20), b""):
+            digest.update(chunk)
+    with path.open("ab") as f:
+        f.write(TRAILER_MAGIC + digest.digest())
 
 
 def _fsync(path: Path) -> None:

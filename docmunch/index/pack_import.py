@@ -2,8 +2,9 @@
 
 Everything is checked before anything is written, in this order:
 
-1. the file: a SQLite header, and a size equal to the header's page count × page size
-   (a truncated or extended file is refused), then ``PRAGMA integrity_check``;
+1. the file: a SQLite header, a size equal to the header's page count × page size plus the
+   trailer (a truncated or extended file is refused), the trailer's sha256 of every byte
+   before it (any changed byte is refused), then ``PRAGMA integrity_check``;
 2. the manifest: its sha256, the format name, :data:`~docmunch.index.pack.PACK_FORMAT` and
    the index :data:`~docmunch.index.schema.SCHEMA_VERSION` (another one is
    :class:`~docmunch.errors.PackSchemaError`);
@@ -34,7 +35,16 @@ from typing import Any
 
 from docmunch.errors import DocmunchError, PackCorrupt, PackError, PackSchemaError
 from docmunch.index.document import PreparedDoc, section_rows
-from docmunch.index.pack import FORMAT_NAME, MAX_BLOB_BYTES, PACK_FORMAT, TABLES, rows_digest, table_rows
+from docmunch.index.pack import (
+    FORMAT_NAME,
+    MAX_BLOB_BYTES,
+    PACK_FORMAT,
+    TABLES,
+    TRAILER_BYTES,
+    TRAILER_MAGIC,
+    rows_digest,
+    table_rows,
+)
 from docmunch.index.records import PackReport
 from docmunch.index.schema import SCHEMA_VERSION
 from docmunch.index.store import Store
@@ -105,26 +115,41 @@ def _corrupt(path: Path, why: str) -> PackCorrupt:
 
 
 def _check_file(path: Path) -> int:
-    """Size of the pack file after the header and size checks (step 1). Raises PackError/PackCorrupt."""
+    """Size of the pack file after the header, size and trailer checks (step 1).
+
+    Raises:
+        PackError: unreadable. PackCorrupt: not a pack, truncated, extended or changed.
+    """
     try:
         with path.open("rb") as f:
             header = f.read(100)
             size = path.stat().st_size
+            if len(header) < 100 or not header.startswith(_HEADER):
+                raise _corrupt(path, "no SQLite header: not a pack, or cut short")
+            page_size = int.from_bytes(header[16:18], "big")
+            page_size = 65536 if page_size == 1 else page_size
+            expected = int.from_bytes(header[28:32], "big") * page_size + TRAILER_BYTES
+            if size == expected - TRAILER_BYTES:
+                raise _corrupt(path, "a SQLite database without the pack trailer: not a pack")
+            if size < expected:
+                raise _corrupt(path, f"truncated: {size} of {expected} bytes")
+            if size > expected:
+                raise _corrupt(path, f"{size - expected} unexpected bytes after its end")
+            digest = hashlib.sha256(header)
+            remaining = size - TRAILER_BYTES - len(header)
+            while remaining > 0:
+                chunk = f.read(min(2**20, remaining))
+                if not chunk:
+                    raise _corrupt(path, "it shrank while being read")
+                digest.update(chunk)
+                remaining -= len(chunk)
+            trailer = f.read(TRAILER_BYTES)
     except OSError as exc:
         raise PackError(f"cannot read pack {path}: {exc.strerror or exc}", path=str(path)) from None
-    if len(header) < 100 or not header.startswith(_HEADER):
-        raise _corrupt(path, "no SQLite header: not a pack, or cut short")
-    page_size = int.from_bytes(header[16:18], "big")
-    page_size = 65536 if page_size == 1 else page_size
-    pages = int.from_bytes(header[28:32], "big")
-    valid_for = int.from_bytes(header[92:96], "big")
-    change_counter = int.from_bytes(header[24:28], "big")
-    if valid_for == change_counter and pages:  # the header's page count is trustworthy
-        expected = pages * page_size
-        if size < expected:
-            raise _corrupt(path, f"truncated: {size} of {expected} bytes")
-        if size > expected:
-            raise _corrupt(path, f"{size - expected} unexpected bytes after the end of the database")
+    if not trailer.startswith(TRAILER_MAGIC):
+        raise _corrupt(path, "no docmunch trailer after the database")
+    if trailer[len(TRAILER_MAGIC) :] != digest.digest():
+        raise _corrupt(path, "its sha256 differs from the one written at export: bytes were changed")
     return size
 
 
