@@ -52,13 +52,13 @@ from docmunch.index.versions import RepoRow
 
 __all__ = [
     "BLOB_LEVEL",
-    "TRAILER_BYTES",
-    "TRAILER_MAGIC",
     "DOC_COLUMNS",
     "FORMAT_NAME",
     "MAX_BLOB_BYTES",
     "PACK_FORMAT",
     "TABLES",
+    "TRAILER_BYTES",
+    "TRAILER_MAGIC",
     "export_pack",
     "rows_digest",
 ]

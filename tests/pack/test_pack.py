@@ -61,7 +61,9 @@ def small_pack(fixtures_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> 
 
 
 def outline(index: Index, repo: str) -> list[tuple[str, str, int, int, str, str | None]]:
-    return [(s.id, s.doc_path, s.byte_start, s.byte_end, s.content_hash, s.parent_id) for s in index.toc(repo)]
+    return [
+        (s.id, s.doc_path, s.byte_start, s.byte_end, s.content_hash, s.parent_id) for s in index.toc(repo)
+    ]
 
 
 def nothing_imported(home: Path) -> bool:
@@ -89,9 +91,10 @@ def test_round_trip_into_another_home(
         with Index.open(source) as original:
             assert outline(index, "rust-book") == outline(original, "rust-book@2")
             sid = f"rust-book@2::{CHANGED}::what-is-ownership#2"
-            assert index.get_section("rust-book", sid, verify=True).content == original.get_section(
-                "rust-book@2", sid
-            ).content
+            assert (
+                index.get_section("rust-book", sid, verify=True).content
+                == original.get_section("rust-book@2", sid).content
+            )
             assert index.get_section("rust-book", sid, verify=True).verified is True
             info = next(r for r in index.list_repos() if r.repo == "rust-book@2")
             orig = next(r for r in original.list_repos() if r.repo == "rust-book@2")

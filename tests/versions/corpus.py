@@ -39,7 +39,8 @@ def make_versions(fixtures_dir: Path, root: Path) -> tuple[Path, Path]:
     assert OLD_SENTENCE in text
     text = text.replace(OLD_SENTENCE, NEW_SENTENCE, 1)
     changed.write_text(
-        text + f"\n### Ownership in version two\n\nThe {NEW_TERM} hands ownership from one owner to the next.\n",
+        text
+        + f"\n### Ownership in version two\n\nThe {NEW_TERM} hands ownership from one owner to the next.\n",
         encoding="utf-8",
     )
     (v2 / REMOVED).unlink()

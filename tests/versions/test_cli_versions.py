@@ -29,7 +29,10 @@ def test_versions_from_the_command_line(
     v1, v2 = make_versions(fixtures_dir, tmp_path)
     exclude = ["--exclude", EXCLUDE[0]]
     assert run_json(capsys, "index", str(v1), "--version", "1.0", *exclude)["repo"] == "rust-book@1.0"
-    assert run_json(capsys, "index", str(v2), "--repo", "book", "--version", "2.0", *exclude)["repo"] == "book@2.0"
+    assert (
+        run_json(capsys, "index", str(v2), "--repo", "book", "--version", "2.0", *exclude)["repo"]
+        == "book@2.0"
+    )
     assert run_json(capsys, "index", str(v2), "--repo", "rust-book@2.0", *exclude)["repo"] == "rust-book@2.0"
     code, _, err = run(capsys, "index", str(v2), "--repo", "rust-book@2.0", "--version", "3")
     assert code == 1 and "differs from --version" in err and err.count("\n") == 1

@@ -42,7 +42,9 @@ def test_schema_1_index_is_migrated_in_place(fixtures_dir: Path, tmp_path: Path)
     _downgrade_to_schema_1(home / "index.sqlite3")
     conn = sqlite3.connect(home / "index.sqlite3")
     conn.execute("UPDATE repos SET name = 'odd@not a version' WHERE name = 'oddname'")
-    conn.execute("UPDATE sections SET sid = 'odd@not a version' || substr(sid, 8) WHERE sid LIKE 'oddname::%'")
+    conn.execute(
+        "UPDATE sections SET sid = 'odd@not a version' || substr(sid, 8) WHERE sid LIKE 'oddname::%'"
+    )
     conn.commit()
     conn.close()
 
@@ -53,7 +55,10 @@ def test_schema_1_index_is_migrated_in_place(fixtures_dir: Path, tmp_path: Path)
         assert (infos["rust-book"].name, infos["rust-book"].version) == ("rust-book", None)
         assert (infos["old@1.2"].name, infos["old@1.2"].version) == ("old", "1.2")
         assert index.resolve_repo("old") == "old@1.2"
-        assert (infos["odd@not a version"].name, infos["odd@not a version"].version) == ("odd@not a version", None)
+        assert (infos["odd@not a version"].name, infos["odd@not a version"].version) == (
+            "odd@not a version",
+            None,
+        )
         assert index.toc("odd@not a version")  # a legacy name keeps working by its exact name
         assert (infos["gh"].ref, infos["gh"].commit) == ("v1", SHA)
         assert index.verify_repo("rust-book").ok

@@ -61,7 +61,9 @@ def test_both_versions_are_stored_side_by_side_with_distinct_ids(index: Index) -
     ids1 = {s.id for s in index.toc("rust-book@1")}
     ids2 = {s.id for s in index.toc("rust-book@2")}
     assert not ids1 & ids2
-    assert all(i.startswith("rust-book@1::") for i in ids1) and all(i.startswith("rust-book@2::") for i in ids2)
+    assert all(i.startswith("rust-book@1::") for i in ids1) and all(
+        i.startswith("rust-book@2::") for i in ids2
+    )
     # Same document, same heading: the id differs only in its repo part.
     assert {i.split("::", 1)[1] for i in ids1} & {i.split("::", 1)[1] for i in ids2}
     assert f"rust-book@2::{CHANGED}::{NEW_SECTION_SLUG}#3" in ids2
@@ -114,7 +116,10 @@ def test_unknown_version_lists_the_known_ones(index: Index) -> None:
         index.toc("rust-book@0.9")
     message = str(info.value)
     assert "'rust-book@0.9'" in message and "rust-book@2 (default), rust-book@1" in message
-    assert isinstance(info.value, RepoNotFound) and info.value.known == ["rust-book@2 (default)", "rust-book@1"]
+    assert isinstance(info.value, RepoNotFound) and info.value.known == [
+        "rust-book@2 (default)",
+        "rust-book@1",
+    ]
     with pytest.raises(RepoNotFound) as missing:
         index.search("x", repo="nope@1")
     assert not isinstance(missing.value, UnknownVersion)
