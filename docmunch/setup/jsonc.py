@@ -99,7 +99,8 @@ class _Parser:
             return self.array(depth)
         if ch == '"':
             start = self.pos
-            return Node("string", start, self.pos, self.string())
+            text = self.string()
+            return Node("string", start, self.pos, text)
         match = _NUMBER.match(self.text, self.pos)
         if match:
             self.pos = match.end()
@@ -220,8 +221,9 @@ def set_path(text: str, keys: Sequence[str], value: Any, *, where: str = "config
     """
     newline = "\r\n" if "\r\n" in text else "\n"
     root = parse(text, where=where)
-    if root is None:
-        return _render(_nest(keys, value), "", "  ", newline) + newline
+    if root is None:  # blank or comments only: the comments stay, the object follows them
+        lead = text if not text or text.endswith("\n") else text + newline
+        return lead + _render(_nest(keys, value), "", "  ", newline) + newline
     if root.kind != "object":
         raise SetupError(f"{where}: the top level is not a JSON object; not changing it", path=where)
     unit = _indent_unit(text, root)
