@@ -7,8 +7,11 @@ refused. SQLite ignores the trailer (the header's page count says where the data
 a pack still opens read-only in any SQLite tool. The database holds five tables:
 
 - ``pack(key, value)``: ``manifest`` (JSON text) and ``manifest_sha256`` (sha256 hex of it);
-- ``docs``, ``sections``, ``blocks``: the repo's rows, keyed by ``doc_path`` (and ordinal),
-  section ids as stored (``{repo}::{doc_path}::{slug_path}#{level}``);
+- ``docs``: one row per document (its ``doc_path``, title, source kind and reference, source
+  and raw sha256, size, meta) whose ``rows`` column holds its ``sections`` and ``blocks`` rows
+  as zlib-compressed JSON (``{"sections": [[ord, sid, title, …]], "blocks": [[ord, …]]}``,
+  columns as :data:`TABLES`; section ids as stored, ``{repo}::{doc_path}::{slug_path}#{level}``):
+  ids and summaries repeat a lot, so this is ~4× smaller than plain tables;
 - ``blobs(sha256, size, codec, data)``: every stored document's bytes, zlib-compressed
   (``codec = "zlib"``), keyed by the sha256 of the *uncompressed* bytes.
 
@@ -39,7 +42,7 @@ import sqlite3
 import tempfile
 import time
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +63,7 @@ __all__ = [
     "TRAILER_BYTES",
     "TRAILER_MAGIC",
     "export_pack",
+    "logical_rows",
     "rows_digest",
 ]
 
@@ -71,6 +75,8 @@ BLOB_LEVEL = 6
 """zlib level of packed blobs (zlib's default: ~4× smaller docs text at ~40 MB/s per core)."""
 MAX_BLOB_BYTES = 256 * 2**20
 """Largest document (bytes, uncompressed) a pack may hold: a bound on what import inflates."""
+MAX_ROWS_BYTES = 64 * 2**20
+"""Largest ``rows`` JSON of one document (bytes, uncompressed): a bound on what import inflates."""
 TRAILER_MAGIC = b"DMPACK1\x00"
 """First 8 bytes of the trailer after the SQLite database."""
 TRAILER_BYTES = len(TRAILER_MAGIC) + 32
@@ -87,33 +93,54 @@ TABLES: dict[str, tuple[str, ...]] = {
     "sections": SECTION_COLUMNS,
     "blocks": BLOCK_COLUMNS,
 }
-"""Row tables of a pack and their columns, in the order :func:`rows_digest` reads them."""
-_ORDER = {"docs": "doc_path", "sections": "doc_path, ord", "blocks": "doc_path, ord"}
+"""The logical row tables of a pack and their columns, in the order :func:`rows_digest` reads
+them (``sections`` and ``blocks`` live in ``docs.rows`` without their ``doc_path`` column)."""
 
 _DDL = """
 CREATE TABLE pack (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE docs (
     doc_path TEXT PRIMARY KEY, title TEXT NOT NULL, source_kind TEXT NOT NULL, source_ref TEXT,
-    source_hash TEXT NOT NULL, raw_hash TEXT NOT NULL, bytes INTEGER NOT NULL, meta TEXT NOT NULL
-);
-CREATE TABLE sections (
-    doc_path TEXT NOT NULL, ord INTEGER NOT NULL, sid TEXT NOT NULL, title TEXT NOT NULL,
-    level INTEGER NOT NULL, parent_sid TEXT, slug TEXT NOT NULL, byte_start INTEGER NOT NULL,
-    byte_end INTEGER NOT NULL, subtree_end INTEGER NOT NULL, content_hash TEXT NOT NULL,
-    summary TEXT NOT NULL, token_estimate INTEGER NOT NULL, line INTEGER NOT NULL, anchor TEXT,
-    locator TEXT, PRIMARY KEY (doc_path, ord)
-);
-CREATE TABLE blocks (
-    doc_path TEXT NOT NULL, ord INTEGER NOT NULL, md_start INTEGER NOT NULL, md_end INTEGER NOT NULL,
-    kind TEXT NOT NULL, text TEXT NOT NULL, positions TEXT NOT NULL, PRIMARY KEY (doc_path, ord)
+    source_hash TEXT NOT NULL, raw_hash TEXT NOT NULL, bytes INTEGER NOT NULL, meta TEXT NOT NULL,
+    rows BLOB NOT NULL
 );
 CREATE TABLE blobs (sha256 TEXT PRIMARY KEY, size INTEGER NOT NULL, codec TEXT NOT NULL, data BLOB NOT NULL)
 """
 
 
-def table_rows(conn: sqlite3.Connection, table: str) -> Iterator[tuple[Any, ...]]:
-    """Every row of a pack table in digest order."""
-    yield from conn.execute(f"SELECT {', '.join(TABLES[table])} FROM {table} ORDER BY {_ORDER[table]}")
+def pack_rows(sections: list[tuple[Any, ...]], blocks: list[tuple[Any, ...]]) -> bytes:
+    """The ``docs.rows`` value of one document (rows without their ``doc_path``)."""
+    text = json.dumps({"sections": sections, "blocks": blocks}, ensure_ascii=False, separators=(",", ":"))
+    return zlib.compress(text.encode("utf-8"), BLOB_LEVEL)
+
+
+def logical_rows(conn: sqlite3.Connection) -> dict[str, list[tuple[Any, ...]]]:
+    """Every logical row of a pack (:data:`TABLES`), by ``doc_path`` then ordinal.
+
+    Raises:
+        ValueError: a ``rows`` value does not inflate (at most :data:`MAX_ROWS_BYTES`) or is not
+            the expected JSON. sqlite3.DatabaseError: the tables are damaged.
+    """
+    out: dict[str, list[tuple[Any, ...]]] = {name: [] for name in TABLES}
+    columns = ", ".join(DOC_COLUMNS)
+    for *doc, packed in conn.execute(f"SELECT {columns}, rows FROM docs ORDER BY doc_path"):
+        inflater = zlib.decompressobj()
+        try:
+            text = inflater.decompress(packed, MAX_ROWS_BYTES + 1)
+        except (zlib.error, TypeError) as exc:
+            raise ValueError(f"the rows of {doc[0]!r} do not inflate: {exc}") from None
+        if len(text) > MAX_ROWS_BYTES or not inflater.eof:
+            raise ValueError(f"the rows of {doc[0]!r} are larger than {MAX_ROWS_BYTES} bytes or cut short")
+        rows = json.loads(text)
+        if not isinstance(rows, dict):
+            raise ValueError(f"the rows of {doc[0]!r} are not an object")
+        out["docs"].append(tuple(doc))
+        for table in ("sections", "blocks"):
+            width = len(TABLES[table]) - 1
+            for row in rows[table]:
+                if not isinstance(row, list) or len(row) != width:
+                    raise ValueError(f"a {table} row of {doc[0]!r} has the wrong shape")
+                out[table].append((doc[0], *row))
+    return out
 
 
 def rows_digest(tables: Iterable[tuple[str, Iterable[tuple[Any, ...]]]]) -> str:
@@ -224,7 +251,7 @@ def _write(store: Store, name: str, tmp: Path) -> dict[str, int]:
             blobs = _copy_blobs(store, pack, repo_id)
         finally:
             src.execute("COMMIT")
-        digest = rows_digest((t, table_rows(pack, t)) for t in TABLES)
+        digest = rows_digest(logical_rows(pack).items())
         manifest = {
             "format": FORMAT_NAME,
             "pack_format": PACK_FORMAT,
@@ -255,27 +282,19 @@ def _copy_rows(src: sqlite3.Connection, pack: sqlite3.Connection, repo_id: int) 
         (repo_id,),
     ).fetchall()
     counts = {"docs": len(docs), "sections": 0, "blocks": 0}
-    marks = ", ".join("?" * len(DOC_COLUMNS))
-    pack.executemany(f"INSERT INTO docs VALUES ({marks})", [row[1:] for row in docs])
-    for doc_id, doc_path, *_ in docs:
+    for doc_id, *doc in docs:
         sections = src.execute(
             "SELECT ord, sid, title, level, parent_sid, slug, byte_start, byte_end, subtree_end, "
             "content_hash, summary, token_estimate, line, anchor, locator FROM sections "
             "WHERE doc_id = ? ORDER BY ord",
             (doc_id,),
         ).fetchall()
-        pack.executemany(
-            f"INSERT INTO sections VALUES ({', '.join('?' * len(SECTION_COLUMNS))})",
-            [(doc_path, *row) for row in sections],
-        )
         blocks = src.execute(
             "SELECT ord, md_start, md_end, kind, text, positions FROM blocks WHERE doc_id = ? ORDER BY ord",
             (doc_id,),
         ).fetchall()
-        pack.executemany(
-            f"INSERT INTO blocks VALUES ({', '.join('?' * len(BLOCK_COLUMNS))})",
-            [(doc_path, *row) for row in blocks],
-        )
+        marks = ", ".join("?" * (len(DOC_COLUMNS) + 1))
+        pack.execute(f"INSERT INTO docs VALUES ({marks})", (*doc, pack_rows(sections, blocks)))
         counts["sections"] += len(sections)
         counts["blocks"] += len(blocks)
     return counts

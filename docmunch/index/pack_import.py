@@ -8,7 +8,8 @@ Everything is checked before anything is written, in this order:
 2. the manifest: its sha256, the format name, :data:`~docmunch.index.pack.PACK_FORMAT` and
    the index :data:`~docmunch.index.schema.SCHEMA_VERSION` (another one is
    :class:`~docmunch.errors.PackSchemaError`);
-3. the rows: their canonical digest equals ``rows_sha256``, and the counts match;
+3. the rows (each document's inflated at most :data:`~docmunch.index.pack.MAX_ROWS_BYTES`):
+   their canonical digest equals ``rows_sha256``, and the counts match;
 4. every blob: inflated (at most its declared size), its sha256 equals its key and the
    manifest's list, and every document's ``raw_hash`` / ``bytes`` names one;
 5. every section: its id belongs to the packed repo, its byte range lies inside its
@@ -42,8 +43,8 @@ from docmunch.index.pack import (
     TABLES,
     TRAILER_BYTES,
     TRAILER_MAGIC,
+    logical_rows,
     rows_digest,
-    table_rows,
 )
 from docmunch.index.records import PackReport
 from docmunch.index.schema import SCHEMA_VERSION
@@ -202,10 +203,12 @@ def _verified_docs(
 ) -> list[PreparedDoc]:
     """Steps 3–5: every row and blob checked; the documents ready to commit under ``name``."""
     try:
-        rows = {table: list(table_rows(conn, table)) for table in TABLES}
+        rows = logical_rows(conn)
         blob_rows = conn.execute("SELECT sha256, size, codec, data FROM blobs").fetchall()
     except sqlite3.DatabaseError as exc:
         raise _corrupt(path, f"SQLite: {exc}") from None
+    except (ValueError, KeyError, TypeError) as exc:
+        raise _corrupt(path, " ".join(str(exc).split())) from None
     if rows_digest(rows.items()) != manifest.get("rows_sha256"):
         raise _corrupt(path, "its rows do not match the manifest's rows_sha256")
     counts = manifest.get("counts") or {}

@@ -16,7 +16,7 @@ from docmunch.cli import main
 from docmunch.errors import PackCorrupt, PackError, PackSchemaError, RepoExists, UnknownVersion
 from docmunch.index import Index
 from docmunch.index import store as store_module
-from docmunch.index.pack import TABLES, TRAILER_BYTES, TRAILER_MAGIC, rows_digest, table_rows
+from docmunch.index.pack import TRAILER_BYTES, TRAILER_MAGIC, logical_rows, pack_rows, rows_digest
 from tests.versions.corpus import CHANGED, EXCLUDE, NEW_TERM, make_versions
 
 
@@ -161,11 +161,13 @@ def test_flipped_byte_in_a_blob_a_row_or_the_manifest_is_refused(pack: Path, tmp
     data = pack.read_bytes()
     conn = sqlite3.connect(f"file:{pack}?mode=ro", uri=True)
     blob = conn.execute("SELECT data FROM blobs ORDER BY size DESC LIMIT 1").fetchone()[0]
-    title = conn.execute("SELECT title FROM sections WHERE length(title) > 20 LIMIT 1").fetchone()[0]
+    rows = conn.execute("SELECT rows FROM docs ORDER BY length(rows) DESC LIMIT 1").fetchone()[0]
+    source_ref = conn.execute("SELECT source_ref FROM docs LIMIT 1").fetchone()[0]
     conn.close()
     spots = {
         "blob": data.index(blob[100:164]) + 10,
-        "section row": data.index(title.encode("utf-8")) + 5,
+        "section rows": data.index(rows[100:164]) + 10,
+        "document row": data.index(source_ref.encode("utf-8")) + 5,
         "manifest": data.index(b'"rows_sha256": "') + 20,
     }
     home = tmp_path / "home"
@@ -228,7 +230,19 @@ def _rewrite(pack: Path, dest: Path, edit: Callable[[sqlite3.Connection, dict[st
 
 
 def _rows_digest(conn: sqlite3.Connection) -> str:
-    return rows_digest((t, table_rows(conn, t)) for t in TABLES)
+    return rows_digest(logical_rows(conn).items())
+
+
+def _edit_sections(conn: sqlite3.Connection, edit: Callable[[list[list[Any]]], None]) -> None:
+    """Apply ``edit`` to the section rows of the pack's largest document, stored back compressed."""
+    doc_path, packed = conn.execute(
+        "SELECT doc_path, rows FROM docs ORDER BY length(rows) DESC LIMIT 1"
+    ).fetchone()
+    rows = json.loads(zlib.decompress(packed))
+    edit(rows["sections"])
+    conn.execute(
+        "UPDATE docs SET rows = ? WHERE doc_path = ?", (pack_rows(rows["sections"], rows["blocks"]), doc_path)
+    )
 
 
 def test_pack_from_another_schema_is_refused(pack: Path, tmp_path: Path) -> None:
@@ -241,7 +255,7 @@ def test_pack_from_another_schema_is_refused(pack: Path, tmp_path: Path) -> None
 
 
 def _retitle(conn: sqlite3.Connection, manifest: dict[str, Any]) -> None:
-    conn.execute("UPDATE sections SET title = title || '!' WHERE rowid = 3")
+    _edit_sections(conn, lambda rows: rows[1].__setitem__(2, rows[1][2] + "!"))
 
 
 def _swap_blob(conn: sqlite3.Connection, manifest: dict[str, Any]) -> None:
@@ -251,7 +265,7 @@ def _swap_blob(conn: sqlite3.Connection, manifest: dict[str, Any]) -> None:
 
 
 def _move_range(conn: sqlite3.Connection, manifest: dict[str, Any]) -> None:
-    conn.execute("UPDATE sections SET byte_start = byte_start + 1 WHERE rowid = 3")
+    _edit_sections(conn, lambda rows: rows[1].__setitem__(6, rows[1][6] + 1))  # byte_start
     manifest["rows_sha256"] = _rows_digest(conn)  # consistent rows that lie about the bytes
 
 
@@ -261,8 +275,12 @@ def _drop_blob(conn: sqlite3.Connection, manifest: dict[str, Any]) -> None:
 
 
 def _foreign_id(conn: sqlite3.Connection, manifest: dict[str, Any]) -> None:
-    conn.execute("UPDATE sections SET sid = 'other::' || sid WHERE rowid = 3")
+    _edit_sections(conn, lambda rows: rows[1].__setitem__(1, "other::" + rows[1][1]))
     manifest["rows_sha256"] = _rows_digest(conn)
+
+
+def _bomb(conn: sqlite3.Connection, manifest: dict[str, Any]) -> None:
+    conn.execute("UPDATE docs SET rows = ? WHERE rowid = 1", (zlib.compress(b"[" * (65 * 2**20)),))
 
 
 @pytest.mark.parametrize(
@@ -273,6 +291,7 @@ def _foreign_id(conn: sqlite3.Connection, manifest: dict[str, Any]) -> None:
         (_move_range, "wrong content_hash"),
         (_drop_blob, "not the ones the manifest lists"),
         (_foreign_id, "does not belong to repo"),
+        (_bomb, "larger than"),
     ],
 )
 def test_resealed_inconsistent_packs_fail_the_inner_checks(
