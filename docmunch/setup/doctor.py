@@ -165,7 +165,8 @@ def _client(client: Client, env: Mapping[str, str], command: tuple[str, list[str
     if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
         return Check(name, "error", f"the {SERVER_NAME} entry in {path} has no command", f"`{setup}`")
     exe = Path(entry["command"])
-    args = entry.get("args") if isinstance(entry.get("args"), list) else []
+    raw_args = entry.get("args")
+    args: list[Any] = raw_args if isinstance(raw_args, list) else []
     if not exe.is_absolute():
         problem = f"command {exe} is not an absolute path (clients do not start in your shell)"
         return Check(name, "error", problem, f"`{setup}`")
