@@ -16,25 +16,21 @@ import os
 import sys
 import time
 import traceback
+import urllib.parse
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
-from docmunch import __version__
+from docmunch import __version__, cli_versions
 from docmunch.errors import DocmunchError, SourceError
 from docmunch.index import DEFAULT_MAX_FILE_BYTES, Index, IndexReport, section_toc_json
+from docmunch.index.versions import with_version
+from docmunch.setup import commands as setup_commands
+from docmunch.terminal import console as _console
+from docmunch.terminal import emit_json as _emit_json
+from docmunch.terminal import esc as _esc
 
 __all__ = ["build_parser", "main"]
-
-
-def _emit_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
-
-
-def _console() -> Any:
-    from rich.console import Console
-
-    return Console(highlight=False, soft_wrap=True)
 
 
 def _optional(module: str, func: str, what: str) -> Callable[..., Any]:
@@ -55,7 +51,7 @@ def _cmd_index(args: argparse.Namespace) -> int:
                 report: IndexReport = index_url(
                     index,
                     source,
-                    repo=args.repo,
+                    repo=_url_repo(source, args),
                     allow_private=args.allow_private,
                     crawl=args.crawl,
                     max_pages=args.max_pages,
@@ -70,6 +66,7 @@ def _cmd_index(args: argparse.Namespace) -> int:
                     index,
                     source,
                     repo=args.repo,
+                    version=args.version,
                     path=args.path,
                     progress=progress,
                     allow_private=args.allow_private,
@@ -109,9 +106,17 @@ def _run_outcome(report: IndexReport, args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def _url_repo(url: str, args: argparse.Namespace) -> str | None:
+    """``--repo`` with ``--version`` attached (a URL's default repo name is its host name)."""
+    if args.version is None:
+        return args.repo  # type: ignore[no-any-return]
+    return with_version(args.repo or urllib.parse.urlsplit(url).hostname or "web", args.version)
+
+
 def _index_local(index: Index, path: Path, args: argparse.Namespace) -> IndexReport:
     kwargs: dict[str, Any] = {
         "repo": args.repo,
+        "version": args.version,
         "incremental": not args.full,
         "max_file_bytes": args.max_file_bytes,
         "password": args.password,
@@ -151,7 +156,8 @@ def _cmd_refresh(args: argparse.Namespace) -> int:
     refresh = _optional("docmunch.sources.refresh", "refresh_repo", "refresh")
     started = time.perf_counter()
     with Index.open() as index, _source_progress(args, "refreshing") as progress:
-        report: IndexReport = refresh(index, args.repo, allow_private=args.allow_private, progress=progress)
+        repo = index.resolve_repo(args.repo)
+        report: IndexReport = refresh(index, repo, allow_private=args.allow_private, progress=progress)
     if not args.json:
         _console().print(
             f"[bold]{_esc(report.repo)}[/]: {report.docs_indexed} changed, "
@@ -250,27 +256,46 @@ def _cmd_section(args: argparse.Namespace) -> int:
 
 def _cmd_list(args: argparse.Namespace) -> int:
     with Index.open() as index:
-        repos = index.list_repos()
+        groups = index.list_groups()
         home = index.home
     if args.json:
-        _emit_json({"repos": [r.to_json() for r in repos]})
+        _emit_json({"repos": [g.to_json() for g in groups]})
         return 0
     console = _console()
-    if not repos:
+    if not groups:
         console.print(f"no repos indexed under {home}; try `docmunch index PATH`")
         return 0
-    for r in repos:
-        console.print(
-            f"[bold]{_esc(r.repo)}[/]  {r.docs} docs, {r.sections} sections, indexed {r.indexed_at}  "
-            f"[dim]{_esc(r.source)}[/]"
-        )
+    for g in groups:
+        if len(g.versions) == 1 and g.versions[0].version is None:
+            r = g.versions[0]
+            console.print(
+                f"[bold]{_esc(r.repo)}[/]  {r.docs} docs, {r.sections} sections, indexed {r.indexed_at}  "
+                f"[dim]{_esc(_origin(r))}[/]"
+            )
+            continue
+        console.print(f"[bold]{_esc(g.name)}[/]  [dim]bare name means[/] {_esc(g.default.repo)}")
+        for r in g.versions:
+            mark = "pinned default" if r.pinned else "default" if r.default else ""
+            label = _esc(r.version or "(unversioned)")
+            console.print(
+                f"  {label:<16} {mark:<14} {r.docs} docs, {r.sections} sections, "
+                f"indexed {r.indexed_at}  [dim]{_esc(_origin(r))}[/]"
+            )
     return 0
+
+
+def _origin(info: Any) -> str:
+    """Where a repo came from: its source, plus the git ref and commit when it has them."""
+    if info.commit:
+        ref = info.ref or "(default branch)"
+        return f"{info.source.rsplit('@', 1)[0]} ref {ref} commit {info.commit[:12]}"
+    return str(info.source)
 
 
 def _cmd_delete(args: argparse.Namespace) -> int:
     with Index.open() as index:
-        index.delete_repo(args.repo)
-    _console().print(f"deleted {args.repo}")
+        deleted = index.delete_repo(args.repo)
+    _console().print(f"deleted {', '.join(_esc(name) for name in deleted)}")
     return 0
 
 
@@ -317,12 +342,6 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     return int(run(http=args.http, allow_remote=args.allow_remote))
 
 
-def _esc(text: str) -> str:
-    from rich.markup import escape
-
-    return escape(text)
-
-
 # --- parser ----------------------------------------------------------------------------------
 def _positive(text: str) -> int:
     """argparse type: an integer ≥ 1."""
@@ -338,6 +357,9 @@ def _non_negative(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"must not be negative, not {value}")
     return value
+
+
+_REPO_HELP = "NAME (its default version), NAME@VERSION or NAME@* (every version)"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -360,7 +382,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = cmd("index", _cmd_index, "index a folder, a file, a URL or github:OWNER/NAME[@REF]")
     sp.add_argument("source", metavar="SOURCE")
-    sp.add_argument("--repo", help="repo name (default: the folder name)")
+    sp.add_argument("--repo", help="repo name, NAME or NAME@VERSION (default: the folder name)")
+    sp.add_argument(
+        "--version",
+        metavar="V",
+        help="index as NAME@V beside other versions (github:O/N@REF does this by itself)",
+    )
     sp.add_argument("--json", action="store_true", help="print the report as JSON")
     sp.add_argument(
         "--max-file-bytes",
@@ -394,7 +421,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--json", action="store_true", help="print the report as JSON")
 
     sp = cmd("search", _cmd_search, "search the sections of a repo")
-    sp.add_argument("repo", metavar="REPO")
+    sp.add_argument("repo", metavar="REPO", help=_REPO_HELP)
     sp.add_argument("query", metavar="QUERY")
     sp.add_argument("--limit", type=_positive, default=10, metavar="N")
     sp.add_argument("--doc", metavar="PATH", help="only this doc_path")
@@ -421,7 +448,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--json", action="store_true")
 
     sp = cmd("delete", _cmd_delete, "delete a repo from the index")
-    sp.add_argument("repo", metavar="REPO")
+    sp.add_argument("repo", metavar="REPO", help=_REPO_HELP)
+    cli_versions.add_commands(cmd)
+    setup_commands.add_commands(cmd)
 
     sp = cmd("verify", _cmd_verify, "re-hash every section (cache and original files); exit 1 on mismatch")
     sp.add_argument("repo", metavar="REPO")

@@ -21,7 +21,14 @@ line and exits 1, the MCP server turns it into a tool error. Builtin ``ValueErro
     ├── SourceError                 a source (folder, file, repo) cannot be read (path)
     ├── IndexStoreError             the SQLite store or raw cache is unusable (path)
     │   └── SchemaVersionError      index written by another schema version
+    ├── InvalidRepoName             a repo name or version is not allowed (repo)
     ├── RepoNotFound                no indexed repo by that name (repo)
+    │   └── UnknownVersion          the name is indexed, that version is not (repo, known)
+    ├── RepoExists                  a write would replace an existing repo (repo)
+    ├── PackError                   a pack file cannot be written or read (path)
+    │   ├── PackCorrupt             a hash, size or structure check failed: tampered/truncated
+    │   └── PackSchemaError         pack written by another pack format or index schema
+    ├── SetupError                  an MCP client's config cannot be read or written (path)
     ├── DocumentNotFound            no document by that path in the repo (repo, doc_path)
     └── SectionNotFound             no section by that id in the repo (repo, section_id)
 """
@@ -38,14 +45,21 @@ __all__ = [
     "FetchError",
     "HTTPStatusError",
     "IndexStoreError",
+    "InvalidRepoName",
     "NoTextLayer",
+    "PackCorrupt",
+    "PackError",
+    "PackSchemaError",
     "PasswordRequired",
+    "RepoExists",
     "RepoNotFound",
     "RobotsDisallowed",
     "SchemaVersionError",
     "SectionNotFound",
+    "SetupError",
     "SourceError",
     "TooLarge",
+    "UnknownVersion",
     "UnsupportedContentType",
 ]
 
@@ -146,14 +160,67 @@ class SchemaVersionError(IndexStoreError):
     """The index was written by another schema version; the message says how to rebuild."""
 
 
+class InvalidRepoName(DocmunchError):
+    """A repo name or version (``NAME@VERSION``) breaks the naming rules; the message says which."""
+
+    def __init__(self, message: str, *, repo: str) -> None:
+        super().__init__(message)
+        self.repo = repo
+
+
 class RepoNotFound(DocmunchError):
     """No indexed repo is called ``repo``."""
 
-    def __init__(self, repo: str) -> None:
+    def __init__(self, repo: str, message: str | None = None) -> None:
         super().__init__(
-            f"unknown repo {repo!r}; `docmunch list` (MCP: list_repos) shows the indexed ones"
+            message or f"unknown repo {repo!r}; `docmunch list` (MCP: list_repos) shows the indexed ones"
         )
         self.repo = repo
+
+
+class UnknownVersion(RepoNotFound):
+    """``NAME`` is indexed but not at the asked version; ``known`` lists its versions (full names)."""
+
+    def __init__(self, repo: str, known: list[str]) -> None:
+        super().__init__(
+            repo,
+            f"unknown version {repo!r}; indexed versions of {repo.split('@', 1)[0]!r}: "
+            f"{', '.join(known)} (`docmunch list` shows them all)",
+        )
+        self.known = known
+
+
+class RepoExists(DocmunchError):
+    """A write (import, rename) would replace the existing repo ``repo`` without being told to."""
+
+    def __init__(self, message: str, *, repo: str) -> None:
+        super().__init__(message)
+        self.repo = repo
+
+
+class PackError(DocmunchError):
+    """A pack file (``docmunch export`` / ``import``) at ``path`` cannot be written or read."""
+
+    def __init__(self, message: str, *, path: str | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+
+
+class PackCorrupt(PackError):
+    """A pack failed a check (sha256 of a blob or of the rows, sizes, SQLite structure): it was
+    changed or cut short after it was written. Nothing was imported."""
+
+
+class PackSchemaError(PackError):
+    """A pack was written by another pack format or another index schema version."""
+
+
+class SetupError(DocmunchError):
+    """An MCP client's config file at ``path`` cannot be read, parsed or written (it is left as it was)."""
+
+    def __init__(self, message: str, *, path: str | None = None) -> None:
+        super().__init__(message)
+        self.path = path
 
 
 class DocumentNotFound(DocmunchError):

@@ -13,12 +13,14 @@ from types import TracebackType
 from typing import Any
 
 from docmunch.formats.base import Rendition
-from docmunch.index import indexer, read
+from docmunch.index import indexer, pack, pack_import, read
 from docmunch.index import search as _search
 from docmunch.index.records import (
     DocInfo,
     DocState,
     IndexReport,
+    PackReport,
+    RepoGroup,
     RepoInfo,
     SearchHit,
     SectionRead,
@@ -83,12 +85,17 @@ class Index:
         exclude: Sequence[str] = (),
         progress: indexer.Progress | None = None,
         workers: int | None = None,
+        version: str | None = None,
     ) -> IndexReport:
-        """Index a folder or one file; see :func:`docmunch.index.indexer.index_path`."""
+        """Index a folder or one file; see :func:`docmunch.index.indexer.index_path`.
+
+        ``version`` makes the repo ``NAME@VERSION`` (NAME = ``repo`` or the folder's name).
+        """
         return indexer.index_path(
             self._store,
             Path(path),
             repo=repo,
+            version=version,
             incremental=incremental,
             max_file_bytes=max_file_bytes,
             password=password,
@@ -111,34 +118,81 @@ class Index:
         """Remove one document; ``False`` when it was not indexed."""
         return self._store.remove_document(repo, doc_path)
 
-    def ensure_repo(self, repo: str, *, source: str) -> None:
-        """Create the repo (or refresh its source and ``indexed_at``)."""
-        self._store.ensure_repo(repo, source=source)
+    def ensure_repo(
+        self, repo: str, *, source: str, ref: str | None = None, commit: str | None = None
+    ) -> None:
+        """Create the repo (or refresh its source and ``indexed_at``); ``ref``/``commit`` record
+        what a git source was asked for and resolved to."""
+        self._store.ensure_repo(repo, source=source, ref=ref, commit=commit)
 
-    def delete_repo(self, repo: str) -> None:
-        """Delete a repo and its cached bytes. Raises RepoNotFound."""
-        self._store.delete_repo(repo)
+    def delete_repo(self, repo: str) -> list[str]:
+        """Delete a repo (``NAME`` = its default version, ``NAME@*`` = every version) and its
+        cached bytes; returns the full names deleted. Raises RepoNotFound, UnknownVersion."""
+        targets = self._store.repo_scope(repo)
+        names = [row.name for row in targets] if targets is not None else []
+        for name in names:
+            self._store.delete_repo(name)
+        return names
+
+    def set_default(self, repo: str) -> str:
+        """Pin ``NAME@VERSION`` as what a bare ``NAME`` means; returns its full name.
+
+        Raises RepoNotFound, UnknownVersion, InvalidRepoName (unversioned, or NAME is also stored
+        unversioned)."""
+        self._store.set_default(repo)
+        return repo
+
+    def unpin_default(self, name: str) -> str:
+        """Drop ``NAME``'s pin (the newest version is the default again); returns the new default."""
+        base = name.partition("@")[0]
+        self._store.set_default(None, base=base)
+        return self._store.resolve_repo(base).name
+
+    def rename_repo(self, repo: str, new: str) -> str:
+        """Store ``repo`` (resolved as a reader would) as the full name ``new``, rewriting its ids.
+        Raises RepoNotFound, RepoExists, InvalidRepoName."""
+        self._store.rename_repo(self._store.resolve_repo(repo).name, new)
+        return new
+
+    def export_pack(self, repo: str, out: Path, *, overwrite: bool = False) -> PackReport:
+        """Write ``repo`` as one pack file; see :func:`docmunch.index.pack.export_pack`."""
+        return pack.export_pack(self._store, self.resolve_repo(repo), Path(out), overwrite=overwrite)
+
+    def import_pack(self, path: Path, *, as_name: str | None = None, replace: bool = False) -> PackReport:
+        """Verify a pack and load it as one repo, atomically (:func:`.pack_import.import_pack`)."""
+        return pack_import.import_pack(self._store, Path(path), as_name=as_name, replace=replace)
 
     def record_tokens_saved(self, tokens: int) -> int:
         """Add to the persisted tokens-saved counter; returns the new total."""
         return self._store.record_tokens_saved(tokens)
 
     # --- reading -------------------------------------------------------------------------
+    def resolve_repo(self, repo: str, *, section_id: str | None = None) -> str:
+        """The full name of the stored repo ``repo`` means (``NAME`` → its default version).
+
+        Raises RepoNotFound, UnknownVersion (message lists the known versions), InvalidRepoName.
+        """
+        return self._store.resolve_repo(repo, section_id=section_id).name
+
     def list_repos(self) -> list[RepoInfo]:
-        """Every repo, by name."""
+        """Every stored repo (every version separately), grouped by name."""
         return read.list_repos(self._store)
+
+    def list_groups(self) -> list[RepoGroup]:
+        """Every name with its versions and its default, by name."""
+        return read.list_groups(self._store)
 
     def list_docs(self, repo: str) -> list[DocInfo]:
         """Documents of a repo, by doc_path. Raises RepoNotFound."""
-        return read.list_docs(self._store, repo)
+        return read.list_docs(self._store, self.resolve_repo(repo))
 
     def toc(self, repo: str, doc_path: str | None = None) -> list[Section]:
         """Sections in document order (documents by doc_path). Raises RepoNotFound."""
-        return read.toc(self._store, repo, doc_path)
+        return read.toc(self._store, self.resolve_repo(repo), doc_path)
 
     def toc_tree(self, repo: str, doc_path: str | None = None) -> list[dict[str, Any]]:
         """Nested outline; see :func:`docmunch.index.read.toc_tree`."""
-        return read.toc_tree(self._store, repo, doc_path)
+        return read.toc_tree(self._store, self.resolve_repo(repo), doc_path)
 
     def search(
         self,
@@ -152,7 +206,8 @@ class Index:
         max_level: int | None = None,
         snippet_bytes: int = 0,
     ) -> list[SearchHit]:
-        """Ranked search; see :func:`docmunch.index.search.search`."""
+        """Ranked search; see :func:`docmunch.index.search.search` (``repo``: ``NAME``,
+        ``NAME@VERSION``, ``NAME@*`` for every version, ``None`` for every name's default)."""
         return _search.search(
             self._store,
             query,
@@ -167,16 +222,18 @@ class Index:
 
     def get_section(self, repo: str, section_id: str, *, verify: bool = False) -> SectionRead:
         """One section's bytes (seek + read of the raw cache); see :func:`.read.get_section`."""
-        return read.get_section(self._store, repo, section_id, verify=verify)
+        name = self.resolve_repo(repo, section_id=section_id)
+        return read.get_section(self._store, name, section_id, verify=verify)
 
     def get_section_context(self, repo: str, section_id: str, *, max_tokens: int = 2000) -> dict[str, Any]:
         """Section + breadcrumb + following sections; see :func:`docmunch.index.read.get_section_context`."""
-        return read.get_section_context(self._store, repo, section_id, max_tokens=max_tokens)
+        name = self.resolve_repo(repo, section_id=section_id)
+        return read.get_section_context(self._store, name, section_id, max_tokens=max_tokens)
 
     def locate(self, repo: str, section_id: str) -> dict[str, Any]:
         """Where a section lives in its original; see :func:`docmunch.index.read.locate`."""
-        return read.locate(self._store, repo, section_id)
+        return read.locate(self._store, self.resolve_repo(repo, section_id=section_id), section_id)
 
     def verify_repo(self, repo: str) -> VerifyReport:
         """Re-hash every section (cache and original); see :func:`docmunch.index.read.verify_repo`."""
-        return read.verify_repo(self._store, repo)
+        return read.verify_repo(self._store, self.resolve_repo(repo))

@@ -21,7 +21,7 @@ from docmunch.index.rawcache import RawCache
 from docmunch.index.text import fts_text
 from docmunch.section import ParsedDocument, Section, split_at_headings, split_markdown, split_text
 
-__all__ = ["PreparedDoc", "parse_rendition", "prepare_document"]
+__all__ = ["PreparedDoc", "parse_rendition", "prepare_document", "section_rows"]
 
 
 def parse_rendition(rendition: Rendition, *, repo: str, doc_path: str) -> ParsedDocument:
@@ -72,7 +72,13 @@ def prepare_document(
         raise IndexStoreError(f"invalid repo name {repo!r}: it must be non-empty and contain no '::'")
     parsed = parse_rendition(rendition, repo=repo, doc_path=doc_path)
     data = rendition.markdown
-    section_rows, fts_rows = _section_rows(data, parsed.sections, rendition)
+    locators = [
+        s.locator
+        if s.locator is not None
+        else rendition.locator_for(s.byte_start, s.byte_end, anchor=s.anchor)
+        for s in parsed.sections
+    ]
+    rows, fts_rows = section_rows(data, parsed.sections, locators)
     block_rows = [
         (i, b.md_start, b.md_end, b.kind, b.text, json.dumps(list(b.positions), ensure_ascii=False))
         for i, b in enumerate(rendition.blocks)
@@ -90,7 +96,7 @@ def prepare_document(
             json.dumps(rendition.meta, ensure_ascii=False, default=str),
         ),
         raw_hash=raw_hash,
-        section_rows=section_rows,
+        section_rows=rows,
         fts_rows=fts_rows,
         block_rows=block_rows,
         pending=None if sync else pending,
@@ -98,28 +104,36 @@ def prepare_document(
     )
 
 
-def _section_rows(
-    data: bytes, sections: Sequence[Section], rendition: Rendition
+def section_rows(
+    data: bytes, sections: Sequence[Section], locators: Sequence[dict[str, Any] | None]
 ) -> tuple[list[tuple[Any, ...]], list[tuple[str, str, str, str]]]:
-    """Rows for the ``sections`` table (without id/doc_id/ord) and the FTS table (without rowid)."""
+    """Rows for the ``sections`` table (without id/doc_id/ord) and the FTS table (without rowid).
+
+    The one place the search data of a section is derived (``title_fold``, heading path, FTS
+    text): the indexer calls it for every new document and a pack import for every packed
+    one, so a change to tokenisation reaches both.
+
+    Args:
+        data: the stored document bytes.
+        sections: its sections in document order.
+        locators: each section's locator (``None`` for none), same order.
+
+    Raises:
+        IndexStoreError: a section's ``content_hash`` is not the sha256 of its byte range.
+    """
     titles = {s.id: s.title for s in sections}
     parents = {s.id: s.parent_id for s in sections}
     rows: list[tuple[Any, ...]] = []
     fts: list[tuple[str, str, str, str]] = []
-    for s in sections:
+    for s, locator in zip(sections, locators, strict=True):
         chain: list[str] = []
         parent = s.parent_id
         while parent is not None and parent in titles and len(chain) < 16:
             chain.append(titles[parent])
             parent = parents[parent]
         heading_path = " > ".join(reversed(chain))
-        locator = (
-            s.locator
-            if s.locator is not None
-            else rendition.locator_for(s.byte_start, s.byte_end, anchor=s.anchor)
-        )
         if hashlib.sha256(data[s.byte_start : s.byte_end]).hexdigest() != s.content_hash:
-            raise IndexStoreError(f"sectioner produced a wrong content_hash for {s.id}")
+            raise IndexStoreError(f"wrong content_hash for {s.id}: it is not the sha256 of its bytes")
         rows.append(
             (
                 s.id,

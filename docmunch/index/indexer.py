@@ -26,6 +26,7 @@ from docmunch.index.document import PreparedDoc
 from docmunch.index.prepare import Prepared, prepare_files
 from docmunch.index.records import FileError, IndexReport
 from docmunch.index.store import Store
+from docmunch.index.versions import with_version
 from docmunch.index.walk import WalkFile, looks_binary, walk
 
 __all__ = ["DEFAULT_MAX_FILE_BYTES", "Progress", "index_path"]
@@ -81,6 +82,7 @@ def index_path(
     exclude: Sequence[str] = (),
     progress: Progress | None = None,
     workers: int | None = None,
+    version: str | None = None,
 ) -> IndexReport:
     """Index a folder (recursively) or one file.
 
@@ -97,12 +99,14 @@ def index_path(
         exclude: extra ignore patterns (``.gitignore`` syntax) relative to the folder.
         progress: ``progress(done, total, doc_path)`` after each file.
         workers: parser processes (default: automatic, see :mod:`docmunch.index.prepare`).
+        version: index as ``NAME@VERSION`` (:func:`docmunch.index.versions.with_version`).
 
     Returns:
         The :class:`IndexReport` (``sections`` = total in the repo after the run).
 
     Raises:
         SourceError: ``path`` does not exist or is neither a folder nor a regular file.
+        InvalidRepoName: the repo name or version breaks the rules of :mod:`docmunch.index.versions`.
         IndexStoreError: the store cannot be written.
     """
     started = time.perf_counter()
@@ -113,13 +117,13 @@ def index_path(
     suffixes = supported_suffixes()
     skipped: list[tuple[str, str]] = []
     if root.is_dir():
-        name = repo or root.name or "root"
+        name = with_version(repo or root.name or "root", version)
         result = walk(root, suffixes=suffixes, max_file_bytes=max_file_bytes, exclude=exclude)
         files = list(result.files)
         skipped.extend(result.skipped)
         source = str(root)
     elif root.is_file():
-        name = repo or root.parent.name or "root"
+        name = with_version(repo or root.parent.name or "root", version)
         if root.suffix.lower() not in suffixes:
             raise SourceError(
                 f"cannot index {path}: unsupported file type {root.suffix or '(none)'!r} "

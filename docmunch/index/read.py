@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from docmunch.errors import DocumentNotFound, SectionNotFound
-from docmunch.index.records import DocInfo, Mismatch, RepoInfo, SectionRead, VerifyReport
+from docmunch.index.records import DocInfo, Mismatch, RepoGroup, RepoInfo, SectionRead, VerifyReport
 from docmunch.index.store import Store
+from docmunch.index.versions import RepoRow, default_of
 from docmunch.section import Section
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "get_section",
     "get_section_context",
     "list_docs",
+    "list_groups",
     "list_repos",
     "locate",
     "row_to_section",
@@ -64,14 +66,43 @@ def row_to_section(row: tuple[Any, ...]) -> Section:
 
 
 def list_repos(store: Store) -> list[RepoInfo]:
-    """Every repo with its document and section counts, by name."""
+    """Every stored repo (each version separately) with its document and section counts, by full name."""
+    return [info for group in list_groups(store) for info in group.versions]
+
+
+def list_groups(store: Store) -> list[RepoGroup]:
+    """Every name with its versions (newest first) and which one a bare name means, by name."""
     rows = store.conn.execute(
-        "SELECT r.name, r.source, r.indexed_at, "
+        "SELECT r.id, r.name, r.base, r.version, r.pinned, r.source, r.indexed_at, r.ref, r.commit_sha, "
         "(SELECT count(*) FROM docs d WHERE d.repo_id = r.id), "
         "(SELECT count(*) FROM sections s JOIN docs d ON d.id = s.doc_id WHERE d.repo_id = r.id) "
-        "FROM repos r ORDER BY r.name"
+        "FROM repos r ORDER BY r.id"
     ).fetchall()
-    return [RepoInfo(repo=n, docs=dc, sections=sc, source=src, indexed_at=at) for n, src, at, dc, sc in rows]
+    members: dict[str, list[tuple[RepoRow, tuple[Any, ...]]]] = {}
+    for row in rows:
+        key = RepoRow(row[0], row[1], row[2] or row[1], row[3], bool(row[4]))
+        members.setdefault(key.base, []).append((key, row))
+    groups: list[RepoGroup] = []
+    for base in sorted(members):
+        default = default_of([key for key, _ in members[base]]).id
+        infos = tuple(
+            RepoInfo(
+                repo=key.name,
+                docs=row[9],
+                sections=row[10],
+                source=row[5],
+                indexed_at=row[6],
+                name=key.base,
+                version=key.version,
+                ref=row[7],
+                commit=row[8],
+                default=key.id == default,
+                pinned=key.pinned,
+            )
+            for key, row in reversed(members[base])
+        )
+        groups.append(RepoGroup(base, infos))
+    return groups
 
 
 def list_docs(store: Store, repo: str) -> list[DocInfo]:

@@ -18,6 +18,8 @@ __all__ = [
     "FileError",
     "IndexReport",
     "Mismatch",
+    "PackReport",
+    "RepoGroup",
     "RepoInfo",
     "SearchHit",
     "SectionRead",
@@ -81,23 +83,108 @@ class IndexReport:
 
 @dataclass(frozen=True, slots=True)
 class RepoInfo:
-    """One indexed repo (collection of documents)."""
+    """One indexed repo (collection of documents): one version of a name, or an unversioned name."""
 
     repo: str
+    """Full name, the prefix of its section ids: ``NAME`` or ``NAME@VERSION``."""
     docs: int
     sections: int
     source: str
     """Folder path, URL or ``github:owner/name@sha`` the repo was indexed from."""
     indexed_at: str
     """UTC ISO-8601 time of the last write (``2026-11-30T13:40:00Z``)."""
+    name: str = ""
+    """``NAME`` without the version (empty only for hand-built records)."""
+    version: str | None = None
+    """``VERSION``, or ``None`` for an unversioned repo."""
+    ref: str | None = None
+    """The git ref asked for (``None``: the default branch, or not a git source)."""
+    commit: str | None = None
+    """The commit SHA the ref resolved to (git sources)."""
+    default: bool = False
+    """What the bare ``NAME`` means (see :mod:`docmunch.index.versions`)."""
+    pinned: bool = False
+    """Made the default with ``docmunch default NAME@VERSION``."""
 
     def to_json(self) -> dict[str, Any]:
         return {
             "repo": self.repo,
+            "version": self.version,
+            "default": self.default,
+            "pinned": self.pinned,
             "docs": self.docs,
             "sections": self.sections,
             "source": self.source,
+            "ref": self.ref,
+            "commit": self.commit,
             "indexed_at": self.indexed_at,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class RepoGroup:
+    """Every version of one name (``docmunch list``, MCP ``list_repos``)."""
+
+    name: str
+    """``NAME``: what a bare repo argument names."""
+    versions: tuple[RepoInfo, ...]
+    """Its repos, newest first; exactly one has ``default`` set."""
+
+    @property
+    def default(self) -> RepoInfo:
+        """The version a bare ``NAME`` means."""
+        return next(v for v in self.versions if v.default)
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"repo": NAME, "default": full name, docs/sections/source/indexed_at of the default,
+        "versions": [RepoInfo.to_json(), …]}`` — the first five keys as before versions existed."""
+        d = self.default
+        return {
+            "repo": self.name,
+            "docs": d.docs,
+            "sections": d.sections,
+            "source": d.source,
+            "indexed_at": d.indexed_at,
+            "default": d.repo,
+            "versions": [v.to_json() for v in self.versions],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class PackReport:
+    """Outcome of ``docmunch export`` (a pack written) or ``docmunch import`` (a pack loaded)."""
+
+    repo: str
+    """Full name of the repo exported, or imported as."""
+    path: str
+    """The pack file."""
+    docs: int
+    sections: int
+    blobs: int
+    """Distinct stored documents (raw blobs) in the pack."""
+    raw_bytes: int
+    """Bytes of those documents, uncompressed."""
+    pack_bytes: int
+    """Size of the pack file in bytes."""
+    schema_version: int
+    """Index schema the pack was written for (:data:`docmunch.index.SCHEMA_VERSION`)."""
+    elapsed_ms: int
+    """Wall-clock duration in milliseconds."""
+    replaced: bool = False
+    """Import only: an existing repo of that name was replaced (``--replace``)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "repo": self.repo,
+            "path": self.path,
+            "docs": self.docs,
+            "sections": self.sections,
+            "blobs": self.blobs,
+            "raw_bytes": self.raw_bytes,
+            "pack_bytes": self.pack_bytes,
+            "schema_version": self.schema_version,
+            "replaced": self.replaced,
+            "elapsed_ms": self.elapsed_ms,
         }
 
 

@@ -13,6 +13,11 @@ docmunch therefore indexes CJK text with a space around every CJK character (see
 ``trigram`` tokenizer this also finds one- and two-character words (``调度``, ``库``).
 The ``scope`` column holds one token per section, ``r<repo id>``, so a repo filter is an
 FTS5 term intersection instead of a join over every match.
+
+Schema history (``PRAGMA user_version``): 1 — the first release; 2 — versioned doc sets
+(:mod:`docmunch.index.versions`): ``repos`` gains ``base``, ``version``, ``ref``,
+``commit_sha`` and ``pinned``. A schema-1 index is migrated in place (one transaction, see
+:func:`_migrate_1_to_2`); any other version is refused.
 """
 
 from __future__ import annotations
@@ -22,10 +27,11 @@ import sqlite3
 from pathlib import Path
 
 from docmunch.errors import IndexStoreError, SchemaVersionError
+from docmunch.index.versions import split_name
 
 __all__ = ["BUSY_TIMEOUT_MS", "SCHEMA_VERSION", "connect", "ensure_schema"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """Bumped whenever the tables below change incompatibly (stored in ``PRAGMA user_version``)."""
 
 BUSY_TIMEOUT_MS = 30_000
@@ -36,8 +42,14 @@ CREATE TABLE repos (
     id          INTEGER PRIMARY KEY,
     name        TEXT NOT NULL UNIQUE,
     source      TEXT NOT NULL,
-    indexed_at  TEXT NOT NULL
+    indexed_at  TEXT NOT NULL,
+    base        TEXT NOT NULL DEFAULT '',
+    version     TEXT,
+    ref         TEXT,
+    commit_sha  TEXT,
+    pinned      INTEGER NOT NULL DEFAULT 0
 );
+CREATE INDEX repos_base ON repos(base);
 CREATE TABLE docs (
     id           INTEGER PRIMARY KEY,
     repo_id      INTEGER NOT NULL REFERENCES repos(id),
@@ -145,6 +157,11 @@ def ensure_schema(conn: sqlite3.Connection, db_path: Path) -> None:
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
                 conn.execute("COMMIT")
                 return
+            if version in _MIGRATIONS:
+                _MIGRATIONS[version](conn)
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                conn.execute("COMMIT")
+                return
             conn.execute("ROLLBACK")
         except BaseException:
             if conn.in_transaction:
@@ -165,6 +182,42 @@ def ensure_schema(conn: sqlite3.Connection, db_path: Path) -> None:
         f"move or delete {db_path.parent} (or set DOCMUNCH_HOME to a new folder) and index your docs again",
         path=str(db_path),
     )
+
+
+def _migrate_1_to_2(conn: sqlite3.Connection) -> None:
+    """Schema 1 → 2, inside the caller's transaction: add the version columns to ``repos``.
+
+    Each name is split leniently (:func:`~docmunch.index.versions.split_name`): a schema-1
+    repo called ``httpx@0.27.0`` becomes version ``0.27.0`` of ``httpx`` (which is what that
+    name now means anyway), any other name stays unversioned and keeps its exact name, ids
+    and rows. GitHub repos get ``commit_sha`` from their source (``github:o/n@<sha>``) and
+    ``ref`` from their documents' stored ``github_ref``.
+    """
+    for column in (
+        "base TEXT NOT NULL DEFAULT ''",
+        "version TEXT",
+        "ref TEXT",
+        "commit_sha TEXT",
+        "pinned INTEGER NOT NULL DEFAULT 0",
+    ):
+        conn.execute(f"ALTER TABLE repos ADD COLUMN {column}")
+    conn.execute("CREATE INDEX repos_base ON repos(base)")
+    for rid, name, source in conn.execute("SELECT id, name, source FROM repos").fetchall():
+        base, version = split_name(name)
+        commit = None
+        if source.startswith("github:") and "@" in source:
+            commit = source.rsplit("@", 1)[1] or None
+        ref = conn.execute(
+            "SELECT json_extract(meta, '$.github_ref') FROM docs WHERE repo_id = ? LIMIT 1", (rid,)
+        ).fetchone()
+        conn.execute(
+            "UPDATE repos SET base = ?, version = ?, commit_sha = ?, ref = ? WHERE id = ?",
+            (base, version, commit, ref[0] if ref else None, rid),
+        )
+
+
+_MIGRATIONS = {1: _migrate_1_to_2}
+"""Schema version → the step that brings it to :data:`SCHEMA_VERSION` (run in one transaction)."""
 
 
 _REGEX_CACHE: dict[str, re.Pattern[str]] = {}

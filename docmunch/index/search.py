@@ -48,7 +48,8 @@ def search(
 
     Args:
         query: any user string (empty or punctuation-only → no results).
-        repo: restrict to one repo (``None`` = all; an unknown repo raises RepoNotFound).
+        repo: ``NAME`` (its default version), ``NAME@VERSION``, ``NAME@*`` (every version), or
+            ``None`` = the default version of every name (see :mod:`docmunch.index.versions`).
         limit: maximum number of hits (clamped to 1–200).
         doc_path: restrict to one document (exact doc_path).
         path_glob: ``fnmatch`` pattern on doc_path (``*`` also crosses ``/``; ``concepts/**``).
@@ -56,9 +57,10 @@ def search(
         snippet_bytes: when > 0, each hit carries the first N bytes of its section (UTF-8 safe).
 
     Raises:
-        RepoNotFound: ``repo`` is not indexed.
+        RepoNotFound: ``repo`` is not indexed. UnknownVersion: NAME is, that version is not.
     """
-    repo_id = store.repo_id(repo) if repo is not None else None
+    scope = store.repo_scope(repo)
+    repo_ids = [row.id for row in scope] if scope is not None else None
     limit = max(1, min(int(limit), 200))
     strict = match_expression(query)
     if strict is None:
@@ -77,7 +79,7 @@ def search(
     if max_level is not None:
         filters.append("s.level <= ?")
         args.append(int(max_level))
-    search = _Query(store, repo_id, filters, args, _title_key(query), limit)
+    search = _Query(store, repo_ids, filters, args, _title_key(query), limit)
     rows = search.run(strict)
     if not rows:
         loose = match_expression(query, any_term=True)
@@ -112,10 +114,16 @@ class _Query:
     """
 
     def __init__(
-        self, store: Store, repo_id: int | None, filters: list[str], args: list[Any], key: str, limit: int
+        self,
+        store: Store,
+        repo_ids: list[int] | None,
+        filters: list[str],
+        args: list[Any],
+        key: str,
+        limit: int,
     ) -> None:
         self.conn = store.conn
-        self.repo_id = repo_id
+        self.repo_ids = repo_ids
         self.filters = filters
         self.args = args
         self.key = key
@@ -123,8 +131,8 @@ class _Query:
 
     def _match(self, expr: str) -> str:
         match = f"{_TEXT_COLUMNS} : ({expr})"
-        if self.repo_id is not None:
-            match += f' AND scope : "r{self.repo_id}"'
+        if self.repo_ids is not None:
+            match += " AND scope : (" + " OR ".join(f'"r{i}"' for i in self.repo_ids) + ")"
         return match
 
     def run(self, expr: str) -> list[tuple[float, tuple[Any, ...]]]:

@@ -21,12 +21,14 @@ from pathlib import Path
 
 import platformdirs
 
-from docmunch.errors import IndexStoreError, RepoNotFound
+from docmunch.errors import IndexStoreError, RepoExists, RepoNotFound
 from docmunch.formats.base import Rendition
+from docmunch.index import versions
 from docmunch.index.document import PreparedDoc, prepare_document
 from docmunch.index.rawcache import RawCache
 from docmunch.index.records import DocState
 from docmunch.index.schema import connect, ensure_schema
+from docmunch.index.versions import RepoRow
 
 __all__ = ["DB_NAME", "Store", "default_home", "utc_now"]
 
@@ -102,11 +104,25 @@ class Store:
 
     # --- lookups -----------------------------------------------------------------------
     def repo_id(self, repo: str) -> int:
-        """Row id of ``repo``. Raises RepoNotFound."""
+        """Row id of the repo stored under exactly the full name ``repo``. Raises RepoNotFound."""
         row = self.conn.execute("SELECT id FROM repos WHERE name = ?", (repo,)).fetchone()
         if row is None:
             raise RepoNotFound(repo)
         return int(row[0])
+
+    def resolve_repo(self, repo: str, *, section_id: str | None = None) -> RepoRow:
+        """The stored repo a user's ``NAME``, ``NAME@VERSION`` means: the one place every command
+        and tool resolves a repo argument (rules in :mod:`docmunch.index.versions`).
+
+        Raises:
+            RepoNotFound, UnknownVersion (lists the known versions), InvalidRepoName (``NAME@*``).
+        """
+        return versions.resolve(self.conn, repo, section_id=section_id)
+
+    def repo_scope(self, repo: str | None) -> list[RepoRow] | None:
+        """The repos a search or delete over ``repo`` covers (``NAME@*`` = every version; ``None`` =
+        every name's default version, or ``None`` when that is every repo). See :func:`versions.scope`."""
+        return versions.scope(self.conn, repo)
 
     def document_state(self, repo: str, doc_path: str) -> DocState | None:
         """What is stored for one document, or ``None`` (also when the repo does not exist)."""
@@ -129,20 +145,40 @@ class Store:
         return {path: (src, raw) for path, src, raw in rows.fetchall()}
 
     # --- writes ------------------------------------------------------------------------
-    def ensure_repo(self, repo: str, *, source: str) -> None:
-        """Create ``repo`` (or update its source) with an ``indexed_at`` of now."""
-        if not repo or repo != repo.strip() or "::" in repo:
-            raise IndexStoreError(f"invalid repo name {repo!r}: it must be non-empty and contain no '::'")
+    def ensure_repo(
+        self, repo: str, *, source: str, ref: str | None = None, commit: str | None = None
+    ) -> None:
+        """Create ``repo`` (or update its source) with an ``indexed_at`` of now.
+
+        Args:
+            repo: full name, ``NAME`` or ``NAME@VERSION`` (checked when the repo is new).
+            source: folder, file, URL or ``github:o/n@sha``.
+            ref: the git ref asked for (``None``: the default branch, or not a git source).
+            commit: the commit SHA that ref resolved to.
+
+        Raises:
+            InvalidRepoName: a new repo's name breaks the rules of :mod:`docmunch.index.versions`.
+        """
         with self.write() as conn:
-            self._upsert_repo(conn, repo, source)
+            self._upsert_repo(conn, repo, source, origin=(ref, commit))
 
     @staticmethod
-    def _upsert_repo(conn: sqlite3.Connection, repo: str, source: str | None) -> int:
+    def _upsert_repo(
+        conn: sqlite3.Connection,
+        repo: str,
+        source: str | None,
+        *,
+        origin: tuple[str | None, str | None] | None = None,
+    ) -> int:
+        """Insert or touch a repo row; ``origin`` = ``(ref, commit)`` to record (``None``: keep)."""
         row = conn.execute("SELECT id FROM repos WHERE name = ?", (repo,)).fetchone()
+        ref, commit = origin or (None, None)
         if row is None:
+            base, version = versions.check_new_name(repo)
             cur = conn.execute(
-                "INSERT INTO repos(name, source, indexed_at) VALUES (?, ?, ?)",
-                (repo, source or "", utc_now()),
+                "INSERT INTO repos(name, source, indexed_at, base, version, ref, commit_sha) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (repo, source or "", utc_now(), base, version, ref, commit),
             )
             return int(cur.lastrowid or 0)
         if source is not None:
@@ -151,7 +187,75 @@ class Store:
             )
         else:
             conn.execute("UPDATE repos SET indexed_at = ? WHERE id = ?", (utc_now(), row[0]))
+        if origin is not None:
+            conn.execute("UPDATE repos SET ref = ?, commit_sha = ? WHERE id = ?", (ref, commit, row[0]))
         return int(row[0])
+
+    def set_default(self, repo: str | None, *, base: str | None = None) -> None:
+        """Pin the full name ``repo`` as its group's default, or (``repo=None``) unpin ``base``'s.
+        See :func:`docmunch.index.versions.pin_default` (errors)."""
+        with self.write() as conn:
+            versions.pin_default(conn, repo, base=base)
+
+    def rename_repo(self, old: str, new: str) -> None:
+        """Give the repo stored as ``old`` the full name ``new``, rewriting its section ids in one
+        transaction. See :func:`docmunch.index.versions.rename` (errors)."""
+        with self.write() as conn:
+            versions.rename(conn, old, new)
+
+    def load_repo(
+        self,
+        repo: str,
+        docs: Sequence[PreparedDoc],
+        *,
+        source: str,
+        origin: tuple[str | None, str | None],
+        replace: bool,
+    ) -> None:
+        """Write a whole repo in ONE transaction (pack import): all its documents or nothing.
+
+        Args:
+            repo: full name of the repo to create.
+            docs: prepared documents whose raw files are already in the cache (pending fsync).
+            source, origin: the repo's source and ``(ref, commit)``.
+            replace: delete an existing repo of that name in the same transaction; without it an
+                existing repo is an error.
+
+        Raises:
+            RepoExists: ``repo`` exists and ``replace`` is false. InvalidRepoName, IndexStoreError.
+        """
+        self.raw.sync(d.pending for d in docs if d.pending is not None)
+        dropped: list[str] = []
+        try:
+            with self.write() as conn:
+                row = conn.execute("SELECT id FROM repos WHERE name = ?", (repo,)).fetchone()
+                if row is not None:
+                    if not replace:
+                        raise RepoExists(
+                            f"repo {repo!r} already exists; pass --replace to overwrite it, or import "
+                            "it under another name with --as NAME@VERSION",
+                            repo=repo,
+                        )
+                    old = conn.execute("SELECT id, raw_hash FROM docs WHERE repo_id = ?", (row[0],))
+                    for doc_id, raw_hash in old.fetchall():
+                        _delete_doc_rows(conn, int(doc_id), keep_doc=False)
+                        dropped.append(raw_hash)
+                    conn.execute("DELETE FROM repos WHERE id = ?", (row[0],))
+                repo_id = self._upsert_repo(conn, repo, source, origin=origin)
+                for doc in docs:
+                    if not self.raw.path_for(doc.raw_hash).is_file():
+                        self.raw.put(doc.data, sync=True)
+                    _write_doc(conn, repo_id, doc)
+        except BaseException as exc:
+            with contextlib.suppress(Exception):  # the cache files this failed load wrote
+                self._discard_unreferenced([d.raw_hash for d in docs])
+            if isinstance(exc, sqlite3.IntegrityError):
+                raise IndexStoreError(
+                    f"cannot load {repo!r}: its section ids collide with stored ones ({exc})",
+                    path=str(self.db_path),
+                ) from None
+            raise
+        self._discard_unreferenced([h for h in dropped if h not in {d.raw_hash for d in docs}])
 
     def put_document(
         self, repo: str, doc_path: str, rendition: Rendition, *, source_hash: str, source: str

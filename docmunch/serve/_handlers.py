@@ -46,10 +46,11 @@ def _section_handle(section: Any) -> dict[str, Any]:
 
 
 def citation(repo: str, read: Any) -> dict[str, Any]:
-    """``{repo, doc_path, section_id, byte_start, byte_end, content_hash, locator}`` of a SectionRead."""
+    """``{repo, doc_path, section_id, byte_start, byte_end, content_hash, locator}`` of a SectionRead;
+    ``repo`` is the full name the section was read from (``NAME@VERSION`` when versioned)."""
     section = read.section
     return {
-        "repo": repo,
+        "repo": section.repo or repo,
         "doc_path": section.doc_path,
         "section_id": section.id,
         "byte_start": section.byte_start,
@@ -143,30 +144,35 @@ def index_repo(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -> 
 
 
 def delete_index(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -> ToolOutput:
-    ctx.index.delete_repo(args["repo"])
-    ctx.forget_sizes(args["repo"])
-    return ToolOutput({"repo": args["repo"], "deleted": True})
+    deleted = ctx.index.delete_repo(args["repo"])
+    ctx.forget_sizes()
+    return ToolOutput({"repo": args["repo"], "deleted": True, "repos": deleted})
 
 
 # --- readers -----------------------------------------------------------------------------
 
 
 def list_repos(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -> ToolOutput:
-    repos = [info.to_json() for info in ctx.index.list_repos()]
+    repos = [group.to_json() for group in ctx.index.list_groups()]
     return ToolOutput(_page(repos, args, "repos", 200), list_key="repos")
 
 
+def _repo(ctx: ToolContext, args: dict[str, Any]) -> str:
+    """The full name (``NAME@VERSION`` when versioned) the ``repo`` argument means; results echo it."""
+    return str(ctx.index.resolve_repo(args["repo"]))
+
+
 def list_docs(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -> ToolOutput:
-    docs = [info.to_json() for info in ctx.index.list_docs(args["repo"])]
-    return ToolOutput({"repo": args["repo"], **_page(docs, args, "docs", 500)}, list_key="docs")
+    repo = _repo(ctx, args)
+    docs = [info.to_json() for info in ctx.index.list_docs(repo)]
+    return ToolOutput({"repo": repo, **_page(docs, args, "docs", 500)}, list_key="docs")
 
 
 def get_toc(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -> ToolOutput:
-    sections = [_section_handle(s) for s in ctx.index.toc(args["repo"], args.get("doc_path"))]
+    repo = _repo(ctx, args)
+    sections = [_section_handle(s) for s in ctx.index.toc(repo, args.get("doc_path"))]
     page = _page(sections, args, "sections", 500)
-    return ToolOutput(
-        {"repo": args["repo"], **page}, sections_returned=len(page["sections"]), list_key="sections"
-    )
+    return ToolOutput({"repo": repo, **page}, sections_returned=len(page["sections"]), list_key="sections")
 
 
 def _count_nodes(nodes: list[dict[str, Any]]) -> int:
@@ -174,22 +180,22 @@ def _count_nodes(nodes: list[dict[str, Any]]) -> int:
 
 
 def get_toc_tree(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -> ToolOutput:
-    tree = ctx.index.toc_tree(args["repo"], args.get("doc_path"))
+    repo = _repo(ctx, args)
+    tree = ctx.index.toc_tree(repo, args.get("doc_path"))
     page = _page(tree, args, "tree", 200)
-    return ToolOutput(
-        {"repo": args["repo"], **page}, sections_returned=_count_nodes(page["tree"]), list_key="tree"
-    )
+    return ToolOutput({"repo": repo, **page}, sections_returned=_count_nodes(page["tree"]), list_key="tree")
 
 
 def get_document_outline(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -> ToolOutput:
-    sections = ctx.index.toc(args["repo"], args["doc_path"])
+    repo = _repo(ctx, args)
+    sections = ctx.index.toc(repo, args["doc_path"])
     if not sections:
         raise DocmunchError(
             f"no document {args['doc_path']!r} in repo {args['repo']!r}; list_docs shows its documents"
         )
     outline = [{"id": s.id, "title": s.title, "level": s.level} for s in sections]
     return ToolOutput(
-        {"repo": args["repo"], "doc_path": args["doc_path"], "outline": outline},
+        {"repo": repo, "doc_path": args["doc_path"], "outline": outline},
         sections_returned=len(outline),
         list_key="outline",
     )
@@ -232,13 +238,13 @@ def get_section(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) ->
 
 
 def get_sections(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -> ToolOutput:
-    repo = args["repo"]
+    repo = args["repo"]  # each id may name another version of a bare NAME (resolved per id)
     verify = bool(args.get("verify", False))
     sections: list[dict[str, Any]] = []
     citations: list[dict[str, Any]] = []
     errors: list[dict[str, str]] = []
-    doc_bytes: dict[str, int] = {}
-    sent: dict[str, int] = {}
+    doc_bytes: dict[tuple[str, str], int] = {}
+    sent: dict[tuple[str, str], int] = {}
     for section_id in dict.fromkeys(args["section_ids"]):  # de-duplicated, order kept
         try:
             read = ctx.index.get_section(repo, section_id, verify=verify)
@@ -247,7 +253,7 @@ def get_sections(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -
             continue
         sections.append(read.to_json())
         citations.append(citation(repo, read))
-        doc = read.section.doc_path
+        doc = (read.section.repo, read.section.doc_path)
         doc_bytes[doc] = read.doc_bytes
         sent[doc] = sent.get(doc, 0) + read.section.byte_end - read.section.byte_start
     saved = sum(max(0, doc_bytes[d] - sent[d]) for d in doc_bytes) // BYTES_PER_TOKEN

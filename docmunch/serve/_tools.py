@@ -24,7 +24,8 @@ INSTRUCTIONS = (
     "once and get_section_context when you also need the breadcrumb and neighbouring sections. "
     "To browse instead of search: list_docs, then get_toc / get_toc_tree / "
     "get_document_outline. verify_index checks stored hashes; extract_url converts one page "
-    "to Markdown without indexing it."
+    "to Markdown without indexing it. Repos may be versioned: NAME@VERSION names one version, "
+    "a bare NAME its default."
 )
 """Initialize ``instructions``: the order an agent should use the tools (< 1,000 characters)."""
 
@@ -73,7 +74,17 @@ def _obj(properties: dict[str, Any], required: list[str] | None = None) -> dict[
     return schema
 
 
-_REPO = {"type": "string", "minLength": 1, "description": "Name of an indexed repo (see list_repos)."}
+_REPO = {
+    "type": "string",
+    "minLength": 1,
+    "description": "An indexed repo (see list_repos): NAME (its default version) or NAME@VERSION.",
+}
+_SEARCH_REPO = {
+    "type": "string",
+    "minLength": 1,
+    "description": "NAME (its default version), NAME@VERSION, or NAME@* for every version of NAME. "
+    "Omit to search the default version of every repo.",
+}
 _DOC_PATH = {
     "type": "string",
     "minLength": 1,
@@ -91,7 +102,12 @@ _VERIFY = {
 }
 _LIMIT = {"type": "integer", "minimum": 1, "maximum": 5000, "description": "Page size."}
 _OFFSET = {"type": "integer", "minimum": 0, "default": 0, "description": "Items to skip (use next_offset)."}
-_NAME = {"type": "string", "minLength": 1, "description": "Repo name to index under (default: derived)."}
+_NAME = {
+    "type": "string",
+    "minLength": 1,
+    "description": "Repo name to index under (default: derived); NAME@VERSION keeps this version "
+    "beside the others of NAME.",
+}
 
 TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
@@ -162,8 +178,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         "list_repos",
         "List indexed repos",
         "List every indexed repo (collection of documents). Call first: an empty list means you must "
-        "index something. Returns {repos: [{repo, docs, sections, source, indexed_at}], total, "
-        "next_offset}.",
+        "index something. Returns {repos: [{repo, docs, sections, source, indexed_at, default, "
+        "versions: [{repo, version, default, pinned, docs, sections, source, ref, commit, indexed_at}]}], "
+        "total, next_offset}: one entry per NAME; `default` is the NAME@VERSION a bare NAME means.",
         _obj({"limit": _LIMIT, "offset": _OFFSET}),
         read_only=True,
     ),
@@ -171,8 +188,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         "delete_index",
         "Delete an indexed repo",
         "Delete a repo and all its stored sections from the index (the user's files are not touched). "
-        "Returns {repo, deleted: true}.",
-        _obj({"repo": _REPO}, ["repo"]),
+        "A bare NAME deletes its default version, NAME@* every version. Returns {repo, deleted: true, "
+        "repos: [full names deleted]}.",
+        _obj({"repo": {**_REPO, "description": "NAME, NAME@VERSION or NAME@* (every version)."}}, ["repo"]),
         read_only=False,
         destructive=True,
     ),
@@ -220,7 +238,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         _obj(
             {
                 "query": {"type": "string", "minLength": 1, "description": "Keywords or a question."},
-                "repo": _REPO,
+                "repo": _SEARCH_REPO,
                 "max_results": {"type": "integer", "minimum": 1, "maximum": 100, "default": 10},
                 "doc_path": _DOC_PATH,
                 "path_glob": {

@@ -41,6 +41,7 @@ from docmunch.fetch import Fetcher, FetchResult, parse_retry_after
 from docmunch.formats import render_file, supported_suffixes
 from docmunch.formats.base import Rendition
 from docmunch.index import DEFAULT_MAX_FILE_BYTES, FileError, Index, IndexReport
+from docmunch.index.versions import version_from_ref, with_version
 from docmunch.index.walk import looks_binary, walk
 from docmunch.sources.tarball import TarLimits, extract_tarball
 from docmunch.sources.web import Progress, make_fetcher, repo_sections
@@ -167,6 +168,7 @@ def index_github(
     progress: Progress | None = None,
     allow_private: bool = False,
     fetcher: Fetcher | None = None,
+    version: str | None = None,
 ) -> IndexReport:
     """Index the documentation files of a GitHub repository at a ref (see the module docstring).
 
@@ -174,11 +176,16 @@ def index_github(
         index: the open index.
         spec_or_url: ``github:OWNER/NAME[@REF]``, ``OWNER/NAME`` or a ``https://github.com/…`` URL.
         ref: branch, tag or SHA (overrides ``@REF``); default the default branch.
-        repo: repo name; default ``NAME``.
+        repo: repo name; default ``NAME@REF`` for an explicit ref (``/`` in it becomes ``-``),
+            ``NAME`` for the default branch — or ``NAME`` when that unversioned repo was indexed
+            from this repository and ref before versions existed (it keeps being updated).
         path: only this folder of the repository (``doc_path`` stays the full path in the repo).
         progress: ``progress(done, total, doc_path)`` per file.
         allow_private: lift the SSRF guard (GitHub Enterprise on an intranet, tests).
         fetcher: a configured fetcher (tests); default a new one.
+        version: index as ``NAME@VERSION`` whatever the ref (``repo`` may still set NAME).
+
+    The repo records the ref asked for and the commit it resolved to (``docmunch list``).
 
     Returns:
         The :class:`IndexReport`; ``docs_unchanged`` counts every stored file when the SHA did not move.
@@ -192,7 +199,7 @@ def index_github(
     sub = path.strip("/") if path else None
     if sub and any(part in ("..", "") for part in sub.split("/")):
         raise SourceError(f"invalid --path {path!r}: use a folder path inside the repository", path=path)
-    name = repo or spec.name
+    name = _repo_name(index, spec, repo, version)
     api = api_base()
     base = f"{api}/repos/{spec.owner}/{spec.name}"
     own = fetcher is None
@@ -236,8 +243,22 @@ def index_github(
     finally:
         if own:
             fetcher.close()
-    index.ensure_repo(name, source=source)  # only now: an interrupted run is retried next time
+    index.ensure_repo(name, source=source, ref=spec.ref, commit=sha)  # only now: retried if interrupted
     return dataclasses.replace(report, sections=repo_sections(index, name), elapsed_ms=_ms(started))
+
+
+def _repo_name(index: Index, spec: GitHubSpec, repo: str | None, version: str | None) -> str:
+    """The repo a run writes (see ``repo`` and ``version`` of :func:`index_github`)."""
+    if repo is not None or version is not None or spec.ref is None:
+        return with_version(repo or spec.name, version)
+    legacy = next((r for r in index.list_repos() if r.repo == spec.name), None)
+    if (
+        legacy is not None
+        and legacy.source.startswith(f"github:{spec.owner}/{spec.name}@")
+        and legacy.ref == spec.ref
+    ):
+        return spec.name
+    return with_version(spec.name, version_from_ref(spec.ref))
 
 
 def _resolve_sha(fetcher: Fetcher, base: str, spec: GitHubSpec) -> str:

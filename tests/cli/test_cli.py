@@ -106,7 +106,8 @@ def test_index_search_toc_section_list_json(
 
     repos = run_json(capsys, "list")["repos"]
     assert [(r["repo"], r["docs"], r["sections"]) for r in repos] == [("mydocs", 2, 3)]
-    assert set(repos[0]) == {"repo", "docs", "sections", "source", "indexed_at"}
+    assert set(repos[0]) == {"repo", "docs", "sections", "source", "indexed_at", "default", "versions"}
+    assert repos[0]["default"] == "mydocs" and [v["version"] for v in repos[0]["versions"]] == [None]
 
     where = run_json(capsys, "locate", "mydocs", top["id"])
     assert where["source_path"] == str((docs / "guide.md").resolve())

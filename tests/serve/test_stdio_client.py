@@ -139,7 +139,8 @@ def test_index_search_read_verify_delete(tmp_path: Path, fixtures_dir: Path) -> 
             assert verified.structured_content["ok"] is True
 
             deleted = await client.call_tool("delete_index", {"repo": "rust-book"})
-            assert deleted.structured_content == {"repo": "rust-book", "deleted": True}
+            expected = {"repo": "rust-book", "deleted": True, "repos": ["rust-book"]}
+            assert deleted.structured_content == expected
             gone = await client.call_tool("search_sections", {"repo": "rust-book", "query": "borrowing"})
             assert gone.is_error and "list_repos" in text_of(gone)
 

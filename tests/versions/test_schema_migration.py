@@ -1,0 +1,78 @@
+"""A schema-1 index (before versions) is migrated in place; other schemas are refused clearly."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from docmunch.errors import SchemaVersionError
+from docmunch.formats.base import Rendition
+from docmunch.index import SCHEMA_VERSION, Index
+from tests.versions.corpus import CHANGED, EXCLUDE
+
+SHA = "0123456789abcdef0123456789abcdef01234567"
+
+
+def _downgrade_to_schema_1(db: Path) -> None:
+    """Turn a schema-2 database into exactly the schema-1 layout (repos without the version columns)."""
+    conn = sqlite3.connect(db)
+    conn.execute("DROP INDEX repos_base")
+    for column in ("base", "version", "ref", "commit_sha", "pinned"):
+        conn.execute(f"ALTER TABLE repos DROP COLUMN {column}")
+    conn.execute("PRAGMA user_version = 1")
+    conn.commit()
+    columns = [row[1] for row in conn.execute("PRAGMA table_info(repos)")]
+    conn.close()
+    assert columns == ["id", "name", "source", "indexed_at"]
+
+
+def test_schema_1_index_is_migrated_in_place(fixtures_dir: Path, tmp_path: Path) -> None:
+    corpus = fixtures_dir / "corpora" / "rust-book"
+    home = tmp_path / "home"
+    with Index.open(home) as index:
+        index.index_path(corpus, exclude=EXCLUDE)  # repo "rust-book"
+        index.index_path(corpus / CHANGED, repo="old@1.2")  # a schema-1 name that reads as a version
+        index.index_path(corpus / CHANGED, repo="oddname")  # renamed below to what schema 1 allowed
+        gh = Rendition(b"# Gh\n\nFrom GitHub.\n", "markdown", meta={"github_repo": "o/n", "github_ref": "v1"})
+        index.put_document("gh", "README.md", gh, source_hash="0" * 64, source=f"github:o/n@{SHA}")
+        before = {s.id for s in index.toc("rust-book")}
+        hits_before = [h.id for h in index.search("ownership rules", repo="rust-book")]
+    _downgrade_to_schema_1(home / "index.sqlite3")
+    conn = sqlite3.connect(home / "index.sqlite3")
+    conn.execute("UPDATE repos SET name = 'odd@not a version' WHERE name = 'oddname'")
+    conn.execute(
+        "UPDATE sections SET sid = 'odd@not a version' || substr(sid, 8) WHERE sid LIKE 'oddname::%'"
+    )
+    conn.commit()
+    conn.close()
+
+    with Index.open(home) as index:
+        infos = {r.repo: r for r in index.list_repos()}
+        assert {s.id for s in index.toc("rust-book")} == before
+        assert [h.id for h in index.search("ownership rules", repo="rust-book")] == hits_before
+        assert (infos["rust-book"].name, infos["rust-book"].version) == ("rust-book", None)
+        assert (infos["old@1.2"].name, infos["old@1.2"].version) == ("old", "1.2")
+        assert index.resolve_repo("old") == "old@1.2"
+        assert (infos["odd@not a version"].name, infos["odd@not a version"].version) == (
+            "odd@not a version",
+            None,
+        )
+        assert index.toc("odd@not a version")  # a legacy name keeps working by its exact name
+        assert (infos["gh"].ref, infos["gh"].commit) == ("v1", SHA)
+        assert index.verify_repo("rust-book").ok
+    conn = sqlite3.connect(home / "index.sqlite3")
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    conn.close()
+
+
+def test_an_unknown_schema_is_refused_with_a_rebuild_hint(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    Index.open(home).close()
+    conn = sqlite3.connect(home / "index.sqlite3")
+    conn.execute("PRAGMA user_version = 99")
+    conn.commit()
+    conn.close()
+    with pytest.raises(SchemaVersionError, match=r"schema 99, this docmunch needs 2; move or delete"):
+        Index.open(home)
