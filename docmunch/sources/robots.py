@@ -128,6 +128,13 @@ class Robots:
     """Why these rules, when not parsed from a file ("robots.txt answered HTTP 503: …")."""
     unreachable: bool = False
     """True for :meth:`disallow_all`: robots.txt could not be read (5xx, network failure)."""
+    _order: tuple[Rule, ...] = field(default=(), compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # Longest pattern first, Allow before Disallow at equal length: the first rule that
+        # matches is the one RFC 9309 §2.2.2 picks, so matching can stop there.
+        ranked = sorted(self.rules, key=lambda rule: (-len(rule.pattern), not rule.allow))
+        object.__setattr__(self, "_order", tuple(ranked))
 
     @classmethod
     def parse(cls, text: str, *, agent: str = USER_AGENT_TOKEN) -> Robots:
@@ -197,14 +204,10 @@ class Robots:
         if parts.query:
             path += "?" + parts.query
         path = normalise_path(path)
-        best: Rule | None = None
-        for rule in self.rules:
-            if not rule.matches(path):
-                continue
-            longer = best is None or len(rule.pattern) > len(best.pattern)
-            if longer or (rule.allow and best is not None and len(rule.pattern) == len(best.pattern)):
-                best = rule
-        return (True, best) if best is None or best.allow else (False, best)
+        for rule in self._order:
+            if rule.matches(path):
+                return rule.allow, rule
+        return True, None
 
     def allowed(self, url: str) -> bool:
         """May docmunch fetch ``url``?"""
