@@ -34,7 +34,7 @@ from docmunch.fetch.ssrf import ALLOW_PRIVATE_ENV, AddressPolicy, resolve
 
 __all__ = ["GuardedTransport", "PinningBackend"]
 
-_HTTPCORE_TO_HTTPX: tuple[tuple[type[Exception], type[httpx.HTTPError]], ...] = (
+_HTTPCORE_TO_HTTPX: tuple[tuple[type[Exception], type[httpx.RequestError]], ...] = (
     (httpcore.ConnectTimeout, httpx.ConnectTimeout),
     (httpcore.ReadTimeout, httpx.ReadTimeout),
     (httpcore.WriteTimeout, httpx.WriteTimeout),
@@ -160,7 +160,8 @@ class GuardedTransport(httpx.BaseTransport):
         self._lock = threading.Lock()
 
     def _proxy_for(self, url: httpx.URL) -> str | None:
-        if not self._proxies or urllib.request.proxy_bypass_environment(url.host, self._proxies):
+        bypass = urllib.request.proxy_bypass_environment  # type: ignore[attr-defined]  # not in typeshed
+        if not self._proxies or bypass(url.host, self._proxies):
             return None
         return self._proxies.get(url.scheme) or self._proxies.get("all")
 
