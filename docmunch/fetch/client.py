@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import email.utils
-import ipaddress
 import random
 import ssl
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from types import TracebackType
 from typing import IO, Any
 
@@ -25,68 +21,16 @@ from docmunch.fetch.mime import Kind, kind_for, parse_content_type, sniff_mime
 from docmunch.fetch.origin import origin_of
 from docmunch.fetch.ratelimit import HostLimiter
 from docmunch.fetch.redirects import RedirectChain, resolve_location
+from docmunch.fetch.result import FetchResult, joined_headers, parse_retry_after, remote_address
 from docmunch.fetch.ssrf import AddressPolicy, IPNetwork, check_url
 from docmunch.fetch.transport import GuardedTransport
 
-__all__ = ["DEFAULT_ACCEPT", "FetchResult", "Fetcher", "fetch_url", "parse_retry_after"]
+__all__ = ["DEFAULT_ACCEPT", "Fetcher", "fetch_url"]
 
 DEFAULT_ACCEPT = "text/html,application/xhtml+xml,text/markdown;q=0.9,text/plain;q=0.8,*/*;q=0.1"
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _Response = tuple[httpx.Response, bytes]
 _Final = tuple[httpx.Response, bytes, str | None]
-
-
-@dataclass(frozen=True, slots=True)
-class FetchResult:
-    """One fetched document (or a 304 answer to a conditional request)."""
-
-    url: str
-    """Final URL, after redirects."""
-    status: int
-    """HTTP status of the final response (200, 203, …, or 304)."""
-    headers: dict[str, str]
-    """Final response headers, names lower-case (repeated headers joined with ``", "``)."""
-    content_type: str
-    """Media type, lower-case, without parameters (``"text/html"``); sniffed when absent."""
-    kind: Kind | None
-    """``"html"``, ``"markdown"`` or ``"text"``; ``None`` only when ``not_modified``."""
-    charset: str
-    """WHATWG name of the encoding used for ``text`` (``"UTF-8"``, ``"GBK"``); ``""`` if not modified."""
-    body: bytes
-    """Body after ``Content-Encoding`` decoding (bytes, at most ``max_bytes``); empty on 304."""
-    text: str
-    """``body`` decoded to text (BOM removed); empty on 304."""
-    etag: str | None
-    """``ETag`` of the final response (pass back as ``etag=`` next time)."""
-    last_modified: str | None
-    """``Last-Modified`` of the final response (pass back as ``last_modified=``)."""
-    not_modified: bool
-    """True when the server answered 304 to ``etag``/``last_modified``: keep your cached copy."""
-    redirects: tuple[str, ...]
-    """URLs that answered with a redirect, in order (empty without redirects)."""
-    elapsed_ms: float
-    """Wall time of the whole fetch, redirects and retry waits included (milliseconds)."""
-    remote_address: str | None
-    """IP address the final response came from (``None`` through a proxy or if unknown)."""
-
-
-def parse_retry_after(value: str | None, *, now: datetime | None = None) -> float | None:
-    """Seconds to wait from a ``Retry-After`` header (delta-seconds or HTTP-date, RFC 9110 §10.2.3).
-
-    Returns ``None`` for a missing or unparsable value; a date in the past gives ``0.0``.
-    """
-    if value is None:
-        return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
 
 
 class _Retry(Exception):
@@ -274,7 +218,7 @@ class Fetcher:
             with self.limiter.slot(key.key if key is not None else request.url.host):
                 response = self.transport.handle_request(request)
                 response.request = request
-                remote = _remote_address(response)
+                remote = remote_address(response)
                 try:
                     outcome = self._handle(url, response, started, want)
                     return outcome if isinstance(outcome, str) else (*outcome, remote)
@@ -368,7 +312,7 @@ class Fetcher:
         started: float,
         raw: bool = False,
     ) -> FetchResult:
-        headers = {k.lower(): v for k, v in _joined_headers(response).items()}
+        headers = {k.lower(): v for k, v in joined_headers(response).items()}
         mime, http_charset = parse_content_type(headers.get("content-type"))
         not_modified = response.status_code == 304
         kind: Kind | None = None
@@ -397,30 +341,6 @@ class Fetcher:
             elapsed_ms=(time.monotonic() - started) * 1000,
             remote_address=remote,
         )
-
-
-def _joined_headers(response: httpx.Response) -> dict[str, str]:
-    joined: dict[str, str] = {}
-    for name, value in response.headers.multi_items():
-        key = name.lower()
-        joined[key] = f"{joined[key]}, {value}" if key in joined else value
-    return joined
-
-
-def _remote_address(response: httpx.Response) -> str | None:
-    stream: Any = response.extensions.get("network_stream")
-    if stream is None:
-        return None
-    try:
-        peer = stream.get_extra_info("server_addr")
-    except Exception:  # a stream type without this info
-        return None
-    if not peer:
-        return None
-    try:
-        return str(ipaddress.ip_address(peer[0]))
-    except ValueError:
-        return None
 
 
 def fetch_url(

@@ -113,6 +113,6 @@ def test_public_surface_matches_all():
     exported = {name for name in dir(docmunch.fetch) if not name.startswith("_")}
     modules = {
         "charset", "client", "decoders", "encodings", "failures", "mime", "origin", "ratelimit",
-        "redirects", "ssrf", "transport",
+        "redirects", "result", "ssrf", "transport",
     }
     assert exported - modules == set(docmunch.fetch.__all__)
