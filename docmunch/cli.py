@@ -16,7 +16,7 @@ import os
 import sys
 import time
 import traceback
-import urllib.parse
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn
@@ -32,6 +32,9 @@ from docmunch.terminal import esc as _esc
 
 __all__ = ["build_parser", "main"]
 
+_LISTED_SKIPS = 20
+"""Skipped paths printed one per line on stderr; beyond that, one summary line per run."""
+
 
 def _optional(module: str, func: str, what: str) -> Callable[..., Any]:
     """``module.func`` when that module exists, else a SourceError saying ``what`` is unsupported."""
@@ -44,8 +47,11 @@ def _optional(module: str, func: str, what: str) -> Callable[..., Any]:
 def _cmd_index(args: argparse.Namespace) -> int:
     source: str = args.source
     started = time.perf_counter()
+    parse_source = _optional("docmunch.sources.spec", "parse_source", "indexing URLs")
+    spec = parse_source(source)  # SourceError for an unsupported scheme (ftp:, file:)
+    source = spec.value
     with Index.open() as index:
-        if source.startswith(("http://", "https://")):
+        if spec.kind == "url":
             index_url = _optional("docmunch.sources.web", "index_url", "indexing URLs")
             with _source_progress(args, "crawling" if args.crawl else "fetching") as progress:
                 report: IndexReport = index_url(
@@ -59,7 +65,7 @@ def _cmd_index(args: argparse.Namespace) -> int:
                     concurrency=args.concurrency,
                     progress=progress,
                 )
-        elif source.startswith("github:"):
+        elif spec.kind == "github":
             index_github = _optional("docmunch.sources.github", "index_github", "indexing GitHub repos")
             with _source_progress(args, "indexing") as progress:
                 report = index_github(
@@ -87,16 +93,29 @@ def _cmd_index(args: argparse.Namespace) -> int:
 def _run_outcome(report: IndexReport, args: argparse.Namespace) -> int:
     """Print a run's JSON (``--json``) or its per-file problems (stderr); return the exit status.
 
-    Each failed file or page is one ``docmunch: error PATH: MESSAGE`` line on stderr (and each
-    skipped file one ``docmunch: skipped PATH: REASON`` line). The run exits 1 when it had
-    errors and nothing was indexed or unchanged (the whole request failed), else 0: one bad file
-    in a folder is reported, never fatal.
+    Each failed file or page is one ``docmunch: error PATH: MESSAGE`` line on stderr, each
+    warning one ``docmunch: warning PATH: MESSAGE`` line, and each skipped file one
+    ``docmunch: skipped PATH: REASON`` line (more than :data:`_LISTED_SKIPS` skips are summed
+    up per reason; ``--json`` lists them all). The run exits 1 when it had errors and nothing
+    was indexed or unchanged (the whole request failed), else 0: one bad file in a folder is
+    reported, never fatal.
     """
     if args.json:
         _emit_json(report.to_json())
     else:
-        for path, reason in zip(report.skipped_paths, report.skipped_reasons, strict=False):
-            sys.stderr.write(f"docmunch: skipped {path}: {reason}\n")
+        skips = list(zip(report.skipped_paths, report.skipped_reasons, strict=False))
+        details = report.skipped_details
+        if len(skips) <= _LISTED_SKIPS:
+            for i, (path, reason) in enumerate(skips):
+                detail = details[i] if i < len(details) and details[i] else ""
+                sys.stderr.write(f"docmunch: skipped {path}: {reason}{f' ({detail})' if detail else ''}\n")
+        else:
+            counts = Counter(reason for _path, reason in skips)
+            summary = ", ".join(f"{reason} {n}" for reason, n in counts.most_common())
+            sys.stderr.write(f"docmunch: skipped {report.docs_skipped} ({summary}); --json lists them\n")
+        for warning in report.warnings:
+            message = " ".join(warning.error.split())
+            sys.stderr.write(f"docmunch: warning {warning.path}: {message}\n")
         for err in report.errors:
             message = " ".join(err.error.split())
             prefix = f"{err.path}: "
@@ -107,10 +126,12 @@ def _run_outcome(report: IndexReport, args: argparse.Namespace) -> int:
 
 
 def _url_repo(url: str, args: argparse.Namespace) -> str | None:
-    """``--repo`` with ``--version`` attached (a URL's default repo name is its host name)."""
+    """``--repo`` with ``--version`` attached (a URL's default repo name is its host[:port])."""
     if args.version is None:
         return args.repo  # type: ignore[no-any-return]
-    return with_version(args.repo or urllib.parse.urlsplit(url).hostname or "web", args.version)
+    from docmunch.sources.urls import default_repo_name
+
+    return with_version(args.repo or default_repo_name(url), args.version)
 
 
 def _index_local(index: Index, path: Path, args: argparse.Namespace) -> IndexReport:

@@ -13,7 +13,12 @@ line and exits 1, the MCP server turns it into a tool error. Builtin ``ValueErro
     │   ├── DecodeError             bytes could not be decoded / decompressed
     │   ├── HTTPStatusError         non-success HTTP status (status_code)
     │   ├── UnsupportedContentType  content-type docmunch cannot index (content_type)
-    │   └── RobotsDisallowed        robots.txt forbids the URL
+    │   ├── SkippedURL              a crawl rule refused the URL before any request (reason)
+    │   │   └── RobotsDisallowed    robots.txt forbids the URL (reason "robots")
+    │   ├── InvalidURL              malformed URL or one without a host
+    │   ├── NetworkError            DNS, connection, TLS, protocol failure or timeout
+    │   └── RedirectError           a redirect docmunch does not follow (chain)
+    │       └── RedirectLoop        the redirects come back to a URL already requested
     ├── ExtractError                no main content could be found (url)
     ├── ConvertError                HTML/DOCX/PDF could not be rendered as Markdown (path)
     │   ├── NoTextLayer             scanned PDF without text; OCR is not supported
@@ -46,17 +51,22 @@ __all__ = [
     "HTTPStatusError",
     "IndexStoreError",
     "InvalidRepoName",
+    "InvalidURL",
+    "NetworkError",
     "NoTextLayer",
     "PackCorrupt",
     "PackError",
     "PackSchemaError",
     "PasswordRequired",
+    "RedirectError",
+    "RedirectLoop",
     "RepoExists",
     "RepoNotFound",
     "RobotsDisallowed",
     "SchemaVersionError",
     "SectionNotFound",
     "SetupError",
+    "SkippedURL",
     "SourceError",
     "TooLarge",
     "UnknownVersion",
@@ -112,8 +122,44 @@ class UnsupportedContentType(FetchError):
         self.content_type = content_type
 
 
-class RobotsDisallowed(FetchError):
+class SkippedURL(FetchError):
+    """A crawl rule refused the URL before it was requested; ``reason`` is a skip reason code
+    (``"scope"``, ``"duplicate"``, ``"robots"``: see ``docmunch.sources.tally.SKIP_REASONS``)."""
+
+    def __init__(self, message: str, *, url: str | None = None, reason: str = "") -> None:
+        super().__init__(message, url=url)
+        self.reason = reason
+
+
+class RobotsDisallowed(SkippedURL):
     """robots.txt forbids docmunch from fetching the URL."""
+
+    def __init__(self, message: str, *, url: str | None = None) -> None:
+        super().__init__(message, url=url, reason="robots")
+
+
+class InvalidURL(FetchError):
+    """A URL that cannot be parsed, or one without a host (``https:``, ``http://[x``)."""
+
+
+class NetworkError(FetchError):
+    """The HTTP stack failed below HTTP: name resolution, connection, TLS, a malformed response
+    (protocol error) or a timeout. Every exception of httpx/httpcore/h11/ssl/socket that a
+    response can cause arrives as this (or another :class:`FetchError`), never as itself."""
+
+
+class RedirectError(FetchError):
+    """A redirect docmunch will not follow: a ``Location`` that is not an http(s) URL with a
+    host, or more hops than allowed. ``chain`` lists the URLs requested, in order."""
+
+    def __init__(self, message: str, *, url: str | None = None, chain: tuple[str, ...] = ()) -> None:
+        super().__init__(message, url=url)
+        self.chain = chain
+
+
+class RedirectLoop(RedirectError):
+    """The redirects lead back to a URL already requested; ``chain`` ends with that URL again
+    (``/a → /b → /a``)."""
 
 
 class ExtractError(DocmunchError):

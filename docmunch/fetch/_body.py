@@ -14,10 +14,14 @@ __all__ = ["Body", "Want"]
 
 @dataclass(frozen=True, slots=True)
 class Want:
-    """How the caller wants the body: ``raw`` (any type/status), ``sink`` (stream to a file)."""
+    """How the caller wants the body: ``raw`` (any type/status), ``sink`` (stream to a file),
+    ``limit`` (bytes, after decompression) and ``truncate`` (keep the first ``limit`` bytes instead
+    of failing with ``TooLarge``)."""
 
     raw: bool = False
     sink: IO[bytes] | None = None
+    limit: int = 0
+    truncate: bool = False
 
 
 class Body:
@@ -30,7 +34,10 @@ class Body:
         self.buffer = bytearray()
         self.size = 0
 
-    def add(self, piece: bytes) -> None:
+    def add(self, piece: bytes, limit: int | None = None) -> None:
+        """Append ``piece``; with ``limit`` (bytes) only what fits under it."""
+        if limit is not None and self.size + len(piece) > limit:
+            piece = piece[: max(0, limit - self.size)]
         self.size += len(piece)
         if self.sink is not None:
             self.sink.write(piece)

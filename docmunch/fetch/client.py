@@ -2,88 +2,35 @@
 
 from __future__ import annotations
 
-import email.utils
-import ipaddress
 import random
 import ssl
 import time
-import urllib.parse
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from types import TracebackType
 from typing import IO, Any
 
 import httpx
 
 import docmunch
-from docmunch.errors import BlockedAddress, DecodeError, FetchError, HTTPStatusError, TooLarge
+from docmunch.errors import DecodeError, FetchError, HTTPStatusError, NetworkError, TooLarge
 from docmunch.fetch._body import Body, Want
 from docmunch.fetch.charset import decode_html, decode_text
 from docmunch.fetch.decoders import ACCEPT_ENCODING, make_decoder
+from docmunch.fetch.failures import STACK_ERRORS, as_fetch_error
 from docmunch.fetch.mime import Kind, kind_for, parse_content_type, sniff_mime
+from docmunch.fetch.origin import origin_of
 from docmunch.fetch.ratelimit import HostLimiter
+from docmunch.fetch.redirects import RedirectChain, resolve_location
+from docmunch.fetch.result import FetchResult, joined_headers, parse_retry_after, remote_address
 from docmunch.fetch.ssrf import AddressPolicy, IPNetwork, check_url
 from docmunch.fetch.transport import GuardedTransport
 
-__all__ = ["DEFAULT_ACCEPT", "FetchResult", "Fetcher", "fetch_url", "parse_retry_after"]
+__all__ = ["DEFAULT_ACCEPT", "Fetcher", "fetch_url"]
 
 DEFAULT_ACCEPT = "text/html,application/xhtml+xml,text/markdown;q=0.9,text/plain;q=0.8,*/*;q=0.1"
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
+_Response = tuple[httpx.Response, bytes]
 _Final = tuple[httpx.Response, bytes, str | None]
-
-
-@dataclass(frozen=True, slots=True)
-class FetchResult:
-    """One fetched document (or a 304 answer to a conditional request)."""
-
-    url: str
-    """Final URL, after redirects."""
-    status: int
-    """HTTP status of the final response (200, 203, …, or 304)."""
-    headers: dict[str, str]
-    """Final response headers, names lower-case (repeated headers joined with ``", "``)."""
-    content_type: str
-    """Media type, lower-case, without parameters (``"text/html"``); sniffed when absent."""
-    kind: Kind | None
-    """``"html"``, ``"markdown"`` or ``"text"``; ``None`` only when ``not_modified``."""
-    charset: str
-    """WHATWG name of the encoding used for ``text`` (``"UTF-8"``, ``"GBK"``); ``""`` if not modified."""
-    body: bytes
-    """Body after ``Content-Encoding`` decoding (bytes, at most ``max_bytes``); empty on 304."""
-    text: str
-    """``body`` decoded to text (BOM removed); empty on 304."""
-    etag: str | None
-    """``ETag`` of the final response (pass back as ``etag=`` next time)."""
-    last_modified: str | None
-    """``Last-Modified`` of the final response (pass back as ``last_modified=``)."""
-    not_modified: bool
-    """True when the server answered 304 to ``etag``/``last_modified``: keep your cached copy."""
-    redirects: tuple[str, ...]
-    """URLs that answered with a redirect, in order (empty without redirects)."""
-    elapsed_ms: float
-    """Wall time of the whole fetch, redirects and retry waits included (milliseconds)."""
-    remote_address: str | None
-    """IP address the final response came from (``None`` through a proxy or if unknown)."""
-
-
-def parse_retry_after(value: str | None, *, now: datetime | None = None) -> float | None:
-    """Seconds to wait from a ``Retry-After`` header (delta-seconds or HTTP-date, RFC 9110 §10.2.3).
-
-    Returns ``None`` for a missing or unparsable value; a date in the past gives ``0.0``.
-    """
-    if value is None:
-        return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
 
 
 class _Retry(Exception):
@@ -180,6 +127,9 @@ class Fetcher:
         headers: Mapping[str, str] | None = None,
         raw: bool = False,
         sink: IO[bytes] | None = None,
+        max_bytes: int | None = None,
+        truncate: bool = False,
+        before_request: Callable[[str, str | None], None] | None = None,
     ) -> FetchResult:
         """GET ``url``; follow redirects, retry 429/503, decode the body.
 
@@ -192,10 +142,21 @@ class Fetcher:
         ``max_bytes``), and a 4xx/5xx answer is returned, not raised. ``sink`` (a writable binary
         file) receives the body as it streams instead of ``FetchResult.body`` (then ``b""``), so a
         large download (a repository tarball) never sits in memory; use it with ``raw=True``.
-        Raises :class:`BlockedAddress` (SSRF guard, any hop),
-        :class:`HTTPStatusError` (4xx/5xx, or retries exhausted), :class:`TooLarge`,
-        :class:`UnsupportedContentType`, :class:`DecodeError`, or :class:`FetchError`
-        (timeouts, connection errors, too many redirects, malformed URLs).
+        ``max_bytes`` overrides the fetcher's body cap (bytes, after decompression) for this call;
+        ``truncate=True`` keeps the first ``max_bytes`` bytes instead of raising :class:`TooLarge`
+        (robots.txt: RFC 9309 §2.5 reads the first 500 KiB).
+        ``before_request(url, redirected_from)`` is called before each URL is requested (the
+        first with ``redirected_from=None``, then every redirect target with the URL that sent
+        it; after the SSRF check); it may raise a :class:`FetchError` to stop (a crawl's
+        robots.txt, scope and once-per-run rules), which propagates unchanged.
+
+        Raises :class:`BlockedAddress` (SSRF guard, any hop), :class:`HTTPStatusError` (4xx/5xx,
+        or retries exhausted), :class:`TooLarge`, :class:`UnsupportedContentType`,
+        :class:`DecodeError`, :class:`RedirectLoop` (a hop back to a URL of this chain, named in
+        the message), :class:`RedirectError` (a ``Location`` that is not an http(s) URL with a
+        host, or more than ``max_redirects`` hops), :class:`InvalidURL`, :class:`NetworkError`
+        (DNS, connection, TLS, protocol errors, timeouts). Nothing else: every exception of the
+        HTTP stack is mapped (:mod:`docmunch.fetch.failures`).
         """
         if sink is not None and not raw:
             raise ValueError("sink= streams an undecoded body: pass raw=True with it")
@@ -203,27 +164,28 @@ class Fetcher:
         extra = dict(headers or {})
         sent = {"Accept": accept or DEFAULT_ACCEPT, **extra}
         has_auth = any(k.lower() == "authorization" for k in extra)
-        origin = httpx.URL(url) if has_auth else None
+        first_origin = origin_of(url)
         if etag:
             sent["If-None-Match"] = etag
         if last_modified:
             sent["If-Modified-Since"] = last_modified
-        redirects: list[str] = []
+        want = Want(raw, sink, max_bytes if max_bytes is not None else self.max_bytes, truncate)
+        chain = RedirectChain(url, max_redirects=self.max_redirects)
         current = url
+        previous: str | None = None
         while True:
             check_url(current, policy=self.policy)
-            if redirects and origin is not None and _origin_changed(origin, current):
+            if before_request is not None:
+                before_request(current, previous)
+            if has_auth and origin_of(current) != first_origin:
                 sent = {k: v for k, v in sent.items() if k.lower() != "authorization"}
-            outcome = self._hop(current, sent, started, Want(raw, sink))
+            outcome = self._hop(current, sent, started, want)
             if isinstance(outcome, str):
-                redirects.append(current)
-                if len(redirects) > self.max_redirects:
-                    message = f"too many redirects (more than {self.max_redirects}) from {url}"
-                    raise FetchError(message, url=current)
-                current = outcome
+                chain.add(outcome)
+                previous, current = current, outcome
                 continue
             response, body, remote = outcome
-            return self._result(current, response, body, remote, tuple(redirects), started, raw)
+            return self._result(current, response, body, remote, chain.redirects, started, raw)
 
     def _hop(self, url: str, headers: Mapping[str, str], started: float, want: Want) -> str | _Final:
         """One URL with its retries: the next URL for a redirect, else (response, body)."""
@@ -248,39 +210,44 @@ class Fetcher:
                 self._sleep(wait)
 
     def _attempt(self, url: str, headers: Mapping[str, str], started: float, want: Want) -> str | _Final:
+        """One request. The transport is called directly (not ``Client.send``): httpx's own
+        redirect handling would parse every ``Location`` and raise its own errors for odd ones."""
         try:
             request = self._client.build_request("GET", url, headers=headers)
-        except (httpx.InvalidURL, httpx.UnsupportedProtocol, ValueError) as exc:
-            raise FetchError(f"invalid URL {url!r}: {exc}", url=url) from None
-        with self.limiter.slot(request.url.host):
-            try:
-                response = self._client.send(request, stream=True)
-            except BlockedAddress as exc:
-                raise BlockedAddress(str(exc), url=url, reason=exc.reason) from None
-            except FetchError as exc:
-                raise FetchError(f"{exc} ({url})", url=url) from None
-            except httpx.HTTPError as exc:
-                raise self._transport_error(exc, url) from None
-            remote = _remote_address(response)
-            try:
-                outcome = self._handle(url, response, started, want)
-                return outcome if isinstance(outcome, str) else (*outcome, remote)
-            finally:
-                response.close()
+            key = origin_of(url)
+            with self.limiter.slot(key.key if key is not None else request.url.host):
+                response = self.transport.handle_request(request)
+                response.request = request
+                remote = remote_address(response)
+                try:
+                    outcome = self._handle(url, response, started, want)
+                    return outcome if isinstance(outcome, str) else (*outcome, remote)
+                finally:
+                    response.close()
+        except _Retry:
+            raise
+        except FetchError as exc:
+            if exc.url is not None:
+                raise
+            raise self._mapped(exc, url) from None
+        except STACK_ERRORS as exc:
+            raise self._mapped(exc, url) from None
 
-    def _handle(
-        self, url: str, response: httpx.Response, started: float, want: Want | None = None
-    ) -> str | tuple[httpx.Response, bytes]:
+    def _mapped(self, exc: BaseException, url: str) -> FetchError:
+        connect, read = self.timeout
+        return as_fetch_error(exc, url, connect_timeout=connect, read_timeout=read)
+
+    def _handle(self, url: str, response: httpx.Response, started: float, want: Want) -> str | _Response:
         status = response.status_code
         location = response.headers.get("location")
         if status in _REDIRECTS and location:
-            return urllib.parse.urljoin(url, location.strip())
+            return resolve_location(url, location)
         if status in self.retry_statuses:
             raise _Retry(status, parse_retry_after(response.headers.get("retry-after")))
         if status == 304:
             return response, b""
-        if want is not None and want.raw:
-            return response, self._read_body(url, response, started, want.sink)
+        if want.raw:
+            return response, self._read_body(url, response, started, want)
         if not 200 <= status < 300:
             phrase = response.reason_phrase or ""
             raise HTTPStatusError(
@@ -289,62 +256,51 @@ class Fetcher:
         mime, _charset = parse_content_type(response.headers.get("content-type"))
         if mime:
             kind_for(mime, url=url)  # refuse before downloading the body
-        return response, self._read_body(url, response, started)
+        return response, self._read_body(url, response, started, want)
 
-    def _read_body(
-        self, url: str, response: httpx.Response, started: float, sink: IO[bytes] | None = None
-    ) -> bytes:
-        """The decoded body, stopping as soon as it passes ``max_bytes`` (raw or decoded).
+    def _read_body(self, url: str, response: httpx.Response, started: float, want: Want) -> bytes:
+        """The decoded body, stopping as soon as it passes ``want.limit`` (raw or decoded bytes).
 
-        With ``sink`` the decoded bytes are written there and ``b""`` is returned.
+        With ``want.sink`` the decoded bytes are written there and ``b""`` is returned; with
+        ``want.truncate`` the first ``want.limit`` bytes are kept instead of raising.
         """
+        limit = want.limit
         encoding = response.headers.get("content-encoding")
         declared = response.headers.get("content-length", "")
-        if not encoding and declared.isdigit() and int(declared) > self.max_bytes:
-            raise self._too_large(url)
+        if not want.truncate and not encoding and declared.isdigit() and int(declared) > limit:
+            raise self._too_large(url, limit)
         try:
             decoder = make_decoder(encoding)
         except DecodeError as exc:
             raise DecodeError(f"{exc} from {url}", url=url) from None
-        body = Body(sink)
+        body = Body(want.sink)
+        cap = limit if want.truncate else None
         raw_total = 0
         try:
             for chunk in response.iter_raw(64 * 1024):
                 raw_total += len(chunk)
-                if raw_total > self.max_bytes:
-                    raise self._too_large(url)
+                if raw_total > limit and not want.truncate:
+                    raise self._too_large(url, limit)
                 for piece in decoder.feed(chunk):
-                    body.add(piece)
-                    if body.size > self.max_bytes:
-                        raise self._too_large(url)
+                    body.add(piece, cap)
+                    if body.size > limit:
+                        raise self._too_large(url, limit)
+                    if body.size >= limit and want.truncate:
+                        return bytes(body.buffer)
                 if time.monotonic() - started > self.total_timeout:
-                    raise FetchError(f"timed out after {self.total_timeout:g} s reading {url}", url=url)
+                    raise NetworkError(f"timed out after {self.total_timeout:g} s reading {url}", url=url)
             for piece in decoder.flush():
-                body.add(piece)
-                if body.size > self.max_bytes:
-                    raise self._too_large(url)
+                body.add(piece, cap)
+                if body.size > limit:
+                    raise self._too_large(url, limit)
         except DecodeError as exc:
             raise DecodeError(f"{exc} from {url}", url=url) from None
-        except httpx.HTTPError as exc:
-            raise self._transport_error(exc, url) from None
         return bytes(body.buffer)
 
-    def _too_large(self, url: str) -> TooLarge:
+    def _too_large(self, url: str, limit: int) -> TooLarge:
         return TooLarge(
-            f"{url} is larger than the {self.max_bytes} byte limit (after decompression)",
-            url=url,
-            limit_bytes=self.max_bytes,
+            f"{url} is larger than the {limit} byte limit (after decompression)", url=url, limit_bytes=limit
         )
-
-    def _transport_error(self, exc: httpx.HTTPError, url: str) -> FetchError:
-        connect, read = self.timeout
-        if isinstance(exc, httpx.ConnectTimeout):
-            return FetchError(f"timed out after {connect:g} s connecting to {url}", url=url)
-        if isinstance(exc, httpx.TimeoutException):
-            return FetchError(f"timed out after {read:g} s waiting for {url}", url=url)
-        if isinstance(exc, httpx.ConnectError):
-            return FetchError(f"cannot connect to {url}: {exc}", url=url)
-        return FetchError(f"fetching {url} failed: {type(exc).__name__}: {exc}", url=url)
 
     def _result(
         self,
@@ -356,7 +312,7 @@ class Fetcher:
         started: float,
         raw: bool = False,
     ) -> FetchResult:
-        headers = {k.lower(): v for k, v in _joined_headers(response).items()}
+        headers = {k.lower(): v for k, v in joined_headers(response).items()}
         mime, http_charset = parse_content_type(headers.get("content-type"))
         not_modified = response.status_code == 304
         kind: Kind | None = None
@@ -385,39 +341,6 @@ class Fetcher:
             elapsed_ms=(time.monotonic() - started) * 1000,
             remote_address=remote,
         )
-
-
-def _origin_changed(origin: httpx.URL, url: str) -> bool:
-    """True when ``url`` is not on ``origin`` (scheme, host and port)."""
-    try:
-        other = httpx.URL(url)
-    except (httpx.InvalidURL, ValueError):
-        return True
-    return (other.scheme, other.host, other.port) != (origin.scheme, origin.host, origin.port)
-
-
-def _joined_headers(response: httpx.Response) -> dict[str, str]:
-    joined: dict[str, str] = {}
-    for name, value in response.headers.multi_items():
-        key = name.lower()
-        joined[key] = f"{joined[key]}, {value}" if key in joined else value
-    return joined
-
-
-def _remote_address(response: httpx.Response) -> str | None:
-    stream: Any = response.extensions.get("network_stream")
-    if stream is None:
-        return None
-    try:
-        peer = stream.get_extra_info("server_addr")
-    except Exception:  # a stream type without this info
-        return None
-    if not peer:
-        return None
-    try:
-        return str(ipaddress.ip_address(peer[0]))
-    except ValueError:
-        return None
 
 
 def fetch_url(

@@ -1,8 +1,10 @@
 """Per-host politeness: a token-bucket rate limit and a concurrency limit, thread-safe.
 
 One :class:`HostLimiter` per run, shared by every thread that fetches (the crawler's workers
-included). A crawler can tighten one host, e.g. from robots.txt ``Crawl-delay``, with
-:meth:`HostLimiter.set_rate`.
+included). The fetcher keys it by origin (:attr:`docmunch.fetch.origin.Origin.key`,
+``scheme://host:port``), as robots.txt is (RFC 9309 §2.3): two ports of one host are two sites
+with their own ``Crawl-delay``. A crawler can tighten one origin, e.g. from robots.txt
+``Crawl-delay``, with :meth:`HostLimiter.set_rate`.
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ class TokenBucket:
 
 
 class HostLimiter:
-    """Rate and concurrency limits keyed by host name (lower-case, without port).
+    """Rate and concurrency limits keyed by origin (``Origin.key``: ``scheme://host:port``).
 
     ``rate`` = (requests per second, burst) for every host, ``None`` for no rate limit;
     ``concurrency`` = requests in flight per host at once (a request holds its slot until its
@@ -75,9 +77,16 @@ class HostLimiter:
         self._lock = threading.Lock()
 
     def set_rate(self, host: str, rate: float | None, burst: float = 1.0) -> None:
-        """Override one host's rate (requests/s; ``None`` = unlimited), e.g. from Crawl-delay."""
+        """Override one origin's rate (requests/s; ``None`` = unlimited), e.g. from Crawl-delay.
+
+        ``host`` is the key the fetcher uses: ``Origin.key`` (``"http://127.0.0.1:8731"``).
+        """
         with self._lock:
             self._buckets[host.lower()] = None if rate is None else TokenBucket(rate, burst)
+
+    def rate_of(self, host: str) -> TokenBucket | None:
+        """The bucket that limits ``host`` (an origin key); ``None`` when it is unlimited."""
+        return self._bucket(host.lower())
 
     def _bucket(self, host: str) -> TokenBucket | None:
         with self._lock:

@@ -27,7 +27,7 @@ import urllib.parse
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from docmunch.errors import BlockedAddress, FetchError
+from docmunch.errors import BlockedAddress, FetchError, InvalidURL, NetworkError
 
 __all__ = ["AddressPolicy", "IPAddress", "IPNetwork", "check_url", "classify", "parse_host", "resolve"]
 
@@ -188,7 +188,7 @@ def parse_host(host: str) -> IPAddress | None:
     ``host`` as it appears in a URL (``[::1]`` with brackets, or ``0x7f.1``). IPv4 follows the
     WHATWG URL Standard host parser: if the last dot-separated label is a number, the whole
     host must be 1–4 numbers (decimal, ``0x`` hex, ``0`` octal) and the last one fills the
-    remaining bytes, exactly like ``inet_aton``. Raises :class:`FetchError` for a host that is
+    remaining bytes, exactly like ``inet_aton``. Raises :class:`InvalidURL` for a host that is
     neither a valid address nor a name (``1.2.3.999``, ``[::zz]``).
     """
     if host.startswith("[") and host.endswith("]"):
@@ -196,7 +196,7 @@ def parse_host(host: str) -> IPAddress | None:
         try:
             return ipaddress.IPv6Address(literal)
         except ValueError:
-            raise FetchError(f"invalid IPv6 address in URL host {host!r}") from None
+            raise InvalidURL(f"invalid IPv6 address in URL host {host!r}") from None
     try:
         return ipaddress.ip_address(host)  # plain dotted quad or bare IPv6 (from a transport)
     except ValueError:
@@ -210,10 +210,10 @@ def parse_host(host: str) -> IPAddress | None:
         return None  # "ends in a number" is false: a domain name
     numbers = [_ipv4_number(label) if label else None for label in labels]
     if len(numbers) > 4 or any(n is None for n in numbers):
-        raise FetchError(f"invalid IPv4 address in URL host {host!r}")
+        raise InvalidURL(f"invalid IPv4 address in URL host {host!r}")
     values = [n for n in numbers if n is not None]
     if any(n > 255 for n in values[:-1]) or values[-1] >= 256 ** (5 - len(values)):
-        raise FetchError(f"invalid IPv4 address in URL host {host!r}")
+        raise InvalidURL(f"invalid IPv4 address in URL host {host!r}")
     address = values[-1]
     for i, n in enumerate(values[:-1]):
         address += n * 256 ** (3 - i)
@@ -231,13 +231,14 @@ def check_url(url: str, *, policy: AddressPolicy | None = None, allow_private: b
     Checks the scheme (``http``/``https`` only), a literal address host in any spelling, and
     loopback names. A domain name passes here; :func:`resolve` checks its addresses at connect
     time. ``policy`` wins over ``allow_private``. Raises :class:`BlockedAddress` (refused) or
-    :class:`FetchError` (malformed URL).
+    :class:`InvalidURL` (malformed URL, no host).
     """
     policy = policy or AddressPolicy(allow_private=allow_private)
     try:
         parts = urllib.parse.urlsplit(url)
+        parts.port  # noqa: B018 — raises ValueError for a port out of range or not a number
     except ValueError as exc:
-        raise FetchError(f"invalid URL {url!r}: {exc}", url=url) from None
+        raise InvalidURL(f"invalid URL {url!r}: {exc}", url=url) from None
     if parts.scheme.lower() not in ("http", "https"):
         shown = parts.scheme or "(none)"
         message = f"URL scheme {shown!r} is not allowed; only http and https"
@@ -248,13 +249,13 @@ def check_url(url: str, *, policy: AddressPolicy | None = None, allow_private: b
     else:
         host = hostport.rpartition(":")[0] if ":" in hostport else hostport
     if not host:
-        raise FetchError(f"URL {url!r} has no host", url=url)
+        raise InvalidURL(f"URL {url!r} has no host", url=url)
     if policy.allow_private:
         return
     try:
         ip = parse_host(urllib.parse.unquote(host))
     except FetchError as exc:
-        raise FetchError(str(exc), url=url) from None
+        raise InvalidURL(str(exc), url=url) from None
     if ip is not None:
         spelled = urllib.parse.unquote(host).strip("[]")
         policy.check_address(ip, via="" if spelled == str(ip) else f"spelled {host}", url=url)
@@ -266,7 +267,7 @@ def resolve(host: str, port: int, policy: AddressPolicy) -> list[str]:
     """Resolve ``host`` once and return its addresses (strings, in resolver order), all checked.
 
     A literal address is not looked up. Raises :class:`BlockedAddress` if **any** answer is
-    refused by ``policy`` and :class:`FetchError` if the name does not resolve.
+    refused by ``policy`` and :class:`NetworkError` if the name does not resolve.
     """
     literal = parse_host(host)
     if literal is not None:
@@ -277,14 +278,14 @@ def resolve(host: str, port: int, policy: AddressPolicy) -> list[str]:
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError) as exc:
-        raise FetchError(f"cannot resolve host {host!r}: {exc}") from None
+        raise NetworkError(f"cannot resolve host {host!r}: {exc}") from None
     addresses: list[str] = []
     for _family, _type, _proto, _canon, sockaddr in infos:
         text = str(sockaddr[0])
         if text not in addresses:
             addresses.append(text)
     if not addresses:
-        raise FetchError(f"cannot resolve host {host!r}: no addresses")
+        raise NetworkError(f"cannot resolve host {host!r}: no addresses")
     for text in addresses:
         policy.check_address(ipaddress.ip_address(text), via=f"{host} resolves to it")
     return addresses

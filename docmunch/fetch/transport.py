@@ -11,8 +11,10 @@ Pooled keep-alive connections are reused only for the same origin, and were pinn
 
 With a proxy from the environment (``HTTP_PROXY``/``HTTPS_PROXY``/``ALL_PROXY``, honouring
 ``NO_PROXY``; stdlib :func:`urllib.request.getproxies_environment`) the proxy connects for us:
-the target's addresses are still checked, but the proxy resolves the name again, so pinning
-holds only for direct connections.
+the target's addresses are still resolved and checked here first, and a name that does not
+resolve here is refused (:class:`BlockedAddress`, reason ``"unresolvable name behind a
+proxy"``) rather than handed to the proxy unchecked; ``allow_private`` lifts that. The proxy
+resolves the name again, so pinning holds only for direct connections.
 """
 
 from __future__ import annotations
@@ -28,11 +30,11 @@ import httpcore
 import httpx
 
 from docmunch.errors import BlockedAddress, FetchError
-from docmunch.fetch.ssrf import AddressPolicy, resolve
+from docmunch.fetch.ssrf import ALLOW_PRIVATE_ENV, AddressPolicy, resolve
 
 __all__ = ["GuardedTransport", "PinningBackend"]
 
-_HTTPCORE_TO_HTTPX: tuple[tuple[type[Exception], type[httpx.HTTPError]], ...] = (
+_HTTPCORE_TO_HTTPX: tuple[tuple[type[Exception], type[httpx.RequestError]], ...] = (
     (httpcore.ConnectTimeout, httpx.ConnectTimeout),
     (httpcore.ReadTimeout, httpx.ReadTimeout),
     (httpcore.WriteTimeout, httpx.WriteTimeout),
@@ -158,20 +160,33 @@ class GuardedTransport(httpx.BaseTransport):
         self._lock = threading.Lock()
 
     def _proxy_for(self, url: httpx.URL) -> str | None:
-        if not self._proxies or urllib.request.proxy_bypass_environment(url.host, self._proxies):
+        bypass = urllib.request.proxy_bypass_environment  # type: ignore[attr-defined]  # not in typeshed
+        if not self._proxies or bypass(url.host, self._proxies):
             return None
         return self._proxies.get(url.scheme) or self._proxies.get("all")
+
+    def _check_before_proxy(self, url: httpx.URL) -> None:
+        """Resolve the target here and check every address; a name that does not resolve here
+        cannot be checked, so it is refused (the proxy would resolve it where the guard cannot look).
+        """
+        default_port = 443 if url.scheme == "https" else 80
+        try:
+            resolve(url.host, url.port or default_port, self.policy)
+        except BlockedAddress:
+            raise
+        except FetchError as exc:
+            raise BlockedAddress(
+                f"cannot check {url.host}: it does not resolve here ({exc}) and the proxy would "
+                f"resolve it instead; set {ALLOW_PRIVATE_ENV}=1 (CLI: --allow-private) to let "
+                "the proxy reach names only it can resolve",
+                reason="unresolvable name behind a proxy",
+            ) from None
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         proxy = self._proxy_for(request.url)
         if proxy is not None:
-            try:
-                default_port = 443 if request.url.scheme == "https" else 80
-                resolve(request.url.host, request.url.port or default_port, self.policy)
-            except BlockedAddress:
-                raise
-            except FetchError:
-                pass  # the name does not resolve here: behind a proxy that is the proxy's job
+            if not self.policy.allow_private:
+                self._check_before_proxy(request.url)
             with self._lock:
                 transport = self._proxy_transports.get(proxy)
                 if transport is None:

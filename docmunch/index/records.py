@@ -64,11 +64,17 @@ class IndexReport:
     elapsed_ms: int
     """Wall-clock duration of the run in milliseconds."""
     skipped_paths: tuple[str, ...] = ()
-    """doc_paths counted in ``docs_skipped`` (not part of the JSON shape; for humans and tests)."""
+    """doc_paths (URLs for web runs) counted in ``docs_skipped``; JSON ``skipped[].path``."""
     skipped_reasons: tuple[str, ...] = ()
-    """Why each of ``skipped_paths`` was skipped (same order), e.g. ``"binary content (NUL byte)"``."""
+    """Why each of ``skipped_paths`` was skipped (same order), e.g. ``"binary content (NUL byte)"``;
+    for web runs a code of ``docmunch.sources.tally.SKIP_REASONS`` (``"robots"``, ``"scope"``, …)."""
+    skipped_details: tuple[str, ...] = ()
+    """One-line detail per skipped path (same order; may be shorter: missing = ``""``)."""
+    warnings: tuple[FileError, ...] = ()
+    """Problems that cost no document (a sitemap that failed); the run's exit status ignores them."""
 
     def to_json(self) -> dict[str, Any]:
+        details = self.skipped_details
         return {
             "repo": self.repo,
             "docs_indexed": self.docs_indexed,
@@ -77,6 +83,13 @@ class IndexReport:
             "docs_skipped": self.docs_skipped,
             "sections": self.sections,
             "errors": [e.to_json() for e in self.errors],
+            "skipped": [
+                {"path": path, "reason": reason, "detail": details[i] if i < len(details) else ""}
+                for i, (path, reason) in enumerate(
+                    zip(self.skipped_paths, self.skipped_reasons, strict=False)
+                )
+            ],
+            "warnings": [w.to_json() for w in self.warnings],
             "elapsed_ms": self.elapsed_ms,
         }
 

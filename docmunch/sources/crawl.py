@@ -1,267 +1,131 @@
-"""Whole documentation sites: ``docmunch index URL --crawl`` and ``docmunch refresh REPO``.
+"""Whole documentation sites: ``docmunch index URL --crawl``.
 
-Crawl order (issue 7): the start URL, then the links of ``llms.txt`` (else ``llms-full.txt``) at
-the scope root and the site root, then every page of the sitemaps (``Sitemap:`` lines of
-robots.txt, ``/sitemap.xml``; sitemap indexes and gzip followed), then links found in fetched
-pages, breadth first. Every URL is normalised (:func:`docmunch.sources.discover.normalize_url`)
-and must lie under the scope prefix (default: the start URL's origin and folder). A page's
-``rel=canonical`` (in scope) names the document it is stored as, so no page is stored twice.
+Crawl order: the start URL, then the links of ``llms.txt`` and the pages of the sitemaps
+(:mod:`docmunch.sources.discover`), then links found in fetched pages, breadth first. Every URL
+is normalised (:func:`docmunch.sources.urls.normalize_url`) and must lie under the scope prefix
+(default: the start URL's origin and folder); :mod:`docmunch.sources.frontier` decides which
+discovered URLs are queued. A page's ``rel=canonical`` (in scope) names the document it is
+stored as, so no page is stored twice.
 
-Politeness: robots.txt for ``docmunch`` and ``*`` (RFC 9309: a 4xx robots.txt allows
-everything, a 5xx or unreachable one forbids everything); ``Crawl-delay`` becomes the host's
-rate in the fetcher's limiter; the fetcher's per-host concurrency limit, ``max_pages`` and a
-total byte budget bound the run.
+Every request goes through the run's :class:`docmunch.sources.rules.Gate` (robots.txt of the
+URL's origin, the scope, each URL once per run), redirect hops and Markdown alternates
+included, so a redirect never fetches a disallowed, out-of-scope or already fetched URL.
 
-Threads: ``concurrency`` workers fetch and render pages (:func:`docmunch.sources.web.load_page`,
-no index writes); the calling thread schedules, writes each page
-(:func:`docmunch.sources.web.store_page`) and reports progress. A failing page becomes an
-``errors`` entry and the crawl goes on. When the crawl finished its frontier (no page or byte
-limit hit), stored pages it no longer reached are removed: a full re-crawl mirrors the site.
+Politeness: robots.txt per RFC 9309 (:mod:`docmunch.sources.robots`); an unreachable robots.txt
+of the start origin (5xx, network failure) stops the crawl before any page (complete disallow).
+``Crawl-delay`` becomes the origin's rate in the fetcher's limiter; the fetcher's per-origin
+concurrency limit, ``max_pages`` and a total byte budget bound the run.
+
+Report: each page indexed, unchanged or failed (``errors``); each URL not fetched or not stored
+is listed in ``skipped`` with its reason (:data:`docmunch.sources.tally.SKIP_REASONS`); failing
+sitemaps are ``warnings``. One bad page is one entry, never the end of the run.
+
+Threads: ``concurrency`` workers fetch and render pages (:func:`docmunch.sources.page.load_page`,
+no index writes); the calling thread schedules, writes each page and reports progress. When the
+crawl finished its frontier (no page or byte limit hit), stored pages under the scope it no longer
+reached are removed: a full re-crawl mirrors the site.
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
+import itertools
 import time
-import urllib.parse
-from collections import deque
-from collections.abc import Iterable
-from dataclasses import dataclass, field
 
-from docmunch.errors import BlockedAddress, DocmunchError, HTTPStatusError, SourceError
-from docmunch.fetch import Fetcher, check_url
+from docmunch.errors import DocmunchError, RedirectLoop, SkippedURL, SourceError, TooLarge
+from docmunch.fetch import Fetcher, check_url, origin_of
+from docmunch.fetch.redirects import describe
 from docmunch.index import FileError, Index, IndexReport
-from docmunch.sources.discover import (
-    Robots,
-    in_scope,
-    normalize_url,
-    parse_llms_txt,
-    parse_sitemap,
-    scope_prefix,
-)
-from docmunch.sources.web import (
-    Page,
-    Progress,
-    doc_path_for,
-    load_page,
-    make_fetcher,
-    page_error,
-    repo_sections,
-    store_page,
-)
+from docmunch.sources.discover import discover_seeds
+from docmunch.sources.frontier import Frontier, page_key
+from docmunch.sources.page import Page, Progress, doc_path_for, load_page, make_fetcher, page_error
+from docmunch.sources.rules import Gate, RobotsBook, Visits
+from docmunch.sources.tally import RunTally
+from docmunch.sources.urls import in_scope, normalize_url, scope_prefix
 
-__all__ = ["DEFAULT_MAX_TOTAL_BYTES", "RunTally", "crawl_site", "discover_seeds", "load_robots"]
+__all__ = ["DEFAULT_MAX_TOTAL_BYTES", "crawl_site"]
 
 DEFAULT_MAX_TOTAL_BYTES = 200 * 2**20
 """Total body bytes a crawl downloads before it stops scheduling pages (200 MiB)."""
-_MAX_SITEMAPS = 50
-"""Sitemap files read per crawl (indexes included)."""
-
-
-@dataclass(slots=True)
-class RunTally:
-    """Counters of one run (mutated by the scheduling thread only)."""
-
-    indexed: int = 0
-    unchanged: int = 0
-    removed: int = 0
-    skipped: int = 0
-    done: int = 0
-    bytes: int = 0
-    errors: list[FileError] = field(default_factory=list)
-
-    def report(self, index: Index, repo: str, started: float) -> IndexReport:
-        return IndexReport(
-            repo=repo,
-            docs_indexed=self.indexed,
-            docs_unchanged=self.unchanged,
-            docs_removed=self.removed,
-            docs_skipped=self.skipped,
-            sections=repo_sections(index, repo),
-            errors=tuple(self.errors),
-            elapsed_ms=round((time.perf_counter() - started) * 1000),
-        )
-
-    def count(self, index: Index, repo: str, page: Page, source: str) -> None:
-        """Store ``page`` and count its outcome."""
-        store_page(index, repo, page, source=source)
-        self.bytes += page.fetched_bytes
-        if page.outcome == "changed":
-            self.indexed += 1
-        elif page.outcome == "unchanged":
-            self.unchanged += 1
-        else:
-            self.removed += 1
-
-
-def load_robots(fetcher: Fetcher, origin: str) -> Robots:
-    """robots.txt of ``origin`` (``scheme://host[:port]``), per RFC 9309 §2.3.1.
-
-    Raises:
-        SourceError: robots.txt answered 5xx or could not be fetched (complete disallow).
-    """
-    url = origin + "/robots.txt"
-    try:
-        result = fetcher.fetch(url, raw=True)
-    except BlockedAddress:
-        raise
-    except DocmunchError as exc:
-        raise SourceError(f"cannot read {url} ({exc}); not crawling (RFC 9309)", path=url) from None
-    if result.status >= 500:
-        raise SourceError(f"{url} answered HTTP {result.status}; not crawling (RFC 9309)", path=url)
-    if result.status >= 400:
-        return Robots.parse("")
-    return Robots.parse(result.body.decode("utf-8", errors="replace"))
-
-
-def _roots(scope: str, origin: str) -> list[str]:
-    return list(dict.fromkeys([scope, origin + "/"]))
-
-
-def _fetch_ok(fetcher: Fetcher, url: str) -> bytes | None:
-    try:
-        result = fetcher.fetch(url, raw=True)
-    except DocmunchError:
-        return None
-    return result.body if result.status == 200 else None
-
-
-def discover_seeds(fetcher: Fetcher, scope: str, origin: str, robots: Robots) -> list[str]:
-    """URLs from llms.txt (else llms-full.txt) and the sitemaps, in that order, unique, unfiltered."""
-    found: dict[str, None] = {}
-    for root in _roots(scope, origin):
-        for name in ("llms.txt", "llms-full.txt"):
-            body = _fetch_ok(fetcher, root + name)
-            if body is not None:
-                found.update(dict.fromkeys(parse_llms_txt(body.decode("utf-8", "replace"), base=root + name)))
-                break
-    sitemaps = deque(robots.sitemaps() or [r + "sitemap.xml" for r in _roots(scope, origin)])
-    read: set[str] = set()
-    while sitemaps and len(read) < _MAX_SITEMAPS:
-        url = sitemaps.popleft()
-        if url in read:
-            continue
-        read.add(url)
-        body = _fetch_ok(fetcher, url)
-        if body is None:
-            continue
-        pages, children = parse_sitemap(body)
-        sitemaps.extend(urllib.parse.urljoin(url, c) for c in children)
-        for page in pages:
-            norm = normalize_url(page, base=url)
-            if norm:
-                found.setdefault(norm, None)
-    return list(found)
-
-
-_ASSET_SUFFIXES = frozenset(
-    {
-        ".png",
-        ".jpg",
-        ".jpeg",
-        ".gif",
-        ".svg",
-        ".webp",
-        ".ico",
-        ".css",
-        ".js",
-        ".mjs",
-        ".map",
-        ".json",
-        ".xml",
-        ".woff",
-        ".woff2",
-        ".ttf",
-        ".eot",
-        ".pdf",
-        ".zip",
-        ".gz",
-        ".tgz",
-        ".bz2",
-        ".xz",
-        ".whl",
-        ".tar",
-        ".exe",
-        ".dmg",
-        ".mp4",
-        ".webm",
-        ".mp3",
-        ".ogg",
-        ".wasm",
-    }
-)
-"""Link targets that are never documentation pages (not fetched, not counted as failures)."""
-
-
-def _not_a_page(url: str) -> bool:
-    path = urllib.parse.urlsplit(url).path.lower()
-    dot = path.rfind(".")
-    return dot > path.rfind("/") and path[dot:] in _ASSET_SUFFIXES
-
-
-def _key(url: str) -> str:
-    """Identity of a page across its spellings (``x.md``, ``x.html``, ``x/`` and ``x`` are one page)."""
-    for suffix in (".md", ".html", ".htm"):
-        if url.endswith(suffix):
-            return url[: -len(suffix)]
-    return url[:-1] if url.endswith("/") and url.count("/") > 3 else url
 
 
 class _Crawl:
-    """One crawl run's state: frontier, seen keys, robots, limits."""
+    """One crawl run's state: frontier, gate, stored paths, tally."""
 
-    def __init__(self, index: Index, repo: str, scope: str, robots: Robots, source: str) -> None:
-        self.index, self.repo, self.scope, self.robots, self.source = index, repo, scope, robots, source
-        self.queue: deque[str] = deque()
-        self.seen: set[str] = set()
-        self.stored_paths: set[str] = set()
+    def __init__(self, index: Index, repo: str, scope: str, robots: RobotsBook) -> None:
+        self.index, self.repo, self.scope = index, repo, scope
         self.tally = RunTally()
+        self.frontier = Frontier(scope, robots, self.tally, set())
+        self.visits = Visits()
+        self.gate = Gate(robots, scope=scope, visits=self.visits)
+        self.stored_paths: set[str] = set()
+        self.requested = 0
+        """Page loads that sent at least one request (what ``max_pages`` counts)."""
 
-    def offer(self, urls: Iterable[str]) -> None:
-        for url in urls:
-            key = _key(url)
-            if key in self.seen or not in_scope(url, self.scope) or _not_a_page(url):
-                continue
-            self.seen.add(key)
-            if not self.robots.allowed(url):
-                self.tally.skipped += 1
-                continue
-            self.queue.append(url)
+    def settle(self, url: str, future: cf.Future[Page]) -> None:
+        """Record one finished page load: stored, skipped or failed — never raises."""
+        try:
+            page = future.result()
+        except SkippedURL as exc:
+            if exc.url == url:  # refused before any request
+                self.tally.skip(url, exc.reason, str(exc))
+                return
+            self.requested += 1
+            self.tally.skip(url, exc.reason, f"redirects to {exc.url}: {exc}")
+            return
+        except RedirectLoop as exc:
+            for source, target in itertools.pairwise(exc.chain):  # for loads that stop inside it
+                self.visits.redirect(normalize_url(source) or source, normalize_url(target) or target)
+            self.tally.skip(url, "redirect-loop", str(exc))
+        except TooLarge as exc:
+            self.tally.skip(url, "too-large", str(exc))
+        except Exception as exc:  # one bad page never ends the run (DocmunchError or not)
+            self.tally.errors.append(page_error(url, exc))
+        else:
+            try:
+                self.accept(url, page)
+            except DocmunchError as exc:
+                self.tally.errors.append(page_error(url, exc))
+        self.requested += 1
+
+    def name_loops(self) -> None:
+        """Turn ``duplicate`` skips whose recorded redirects come back on themselves into
+        ``redirect-loop`` skips naming the loop (a loop split across two concurrent loads)."""
+        for i, (url, reason, _detail) in enumerate(self.tally.skipped):
+            if reason == "duplicate":
+                loop = self.visits.redirect_loop(url)
+                if loop is not None:
+                    self.tally.skipped[i] = (url, "redirect-loop", f"redirect loop: {describe(loop)}")
 
     def accept(self, requested: str, page: Page) -> None:
-        """Store a loaded page unless its final or canonical URL was stored already."""
+        """Store a loaded page unless its final or canonical URL names another document."""
+        tally, frontier = self.tally, self.frontier
         if page.outcome == "gone":  # a 404/410 in a crawl is a failure (and leaves the index)
-            if self.index.remove_document(self.repo, page.doc_path):
-                self.tally.removed += 1
-            self.tally.errors.append(FileError(requested, "not found (HTTP 404/410)"))
+            if page.replaces is None and self.index.remove_document(self.repo, page.doc_path):
+                tally.removed += 1
+            tally.errors.append(FileError(requested, "not found (HTTP 404/410)"))
             return
         canonical = page.canonical
-        requested_canonical = canonical is not None and _key(canonical) == _key(requested)
-        if (
-            canonical
-            and canonical != page.url
-            and not requested_canonical
-            and in_scope(canonical, self.scope)
-        ):
+        requested_canonical = canonical is not None and page_key(canonical) == page_key(requested)
+        elsewhere = canonical is not None and canonical != page.url and not requested_canonical
+        if canonical is not None and elsewhere and in_scope(canonical, self.scope):
             # Another URL is the page's canonical one: store that page (fetched on its own, with
             # its own validators) instead of this copy.
-            self.seen.add(_key(page.url))
-            self.tally.skipped += 1
-            if _key(canonical) not in self.seen:
-                self.seen.add(_key(canonical))
-                if self.robots.allowed(canonical):
-                    self.queue.appendleft(canonical)
-            self.offer(page.links)
+            frontier.mark(page.url)
+            tally.skip(requested, "canonical", f"its canonical URL is {canonical}")
+            frontier.offer([canonical], first=True)
+            frontier.offer(page.links)
             return
         if not in_scope(page.url, self.scope):
-            self.tally.errors.append(FileError(requested, f"redirected out of scope to {page.url}"))
+            tally.skip(requested, "scope", f"redirected to {page.url}, outside the scope {self.scope}")
             return
         if page.doc_path in self.stored_paths:
-            return  # the same document reached again (canonical, redirect, .md spelling)
-        self.seen.add(_key(page.url))
+            tally.skip(requested, "duplicate", f"{page.url} is {page.doc_path}, stored already in this run")
+            return
+        frontier.mark(page.url)
         self.stored_paths.add(page.doc_path)
-        self.tally.count(self.index, self.repo, page, self.source)
-        self.offer(page.links)
+        tally.count(self.index, self.repo, page, self.scope)
+        frontier.offer(page.links)
 
 
 def crawl_site(
@@ -284,19 +148,20 @@ def crawl_site(
         start: the start URL (normalised).
         repo: repo name.
         allow_private: lift the SSRF guard (ignored when ``fetcher`` is given).
-        max_pages: most pages fetched (sitemaps, llms.txt and robots.txt not counted).
+        max_pages: most pages requested (robots.txt, llms.txt and sitemaps not counted).
         scope: URL prefix to stay under; default :func:`scope_prefix` of ``start``.
-        concurrency: pages fetched at once (also the fetcher's per-host limit when it makes one).
+        concurrency: pages fetched at once (also the fetcher's per-origin limit when it makes one).
         max_total_bytes: body bytes downloaded before scheduling stops.
         progress: ``progress(done, done + queued, "<failed> failed · <url>")`` after each page.
         fetcher: a configured fetcher (tests, benchmarks); default a new one.
 
     Returns:
-        The :class:`IndexReport` (``docs_skipped`` = URLs robots.txt forbids + pages whose
-        canonical URL is another page).
+        The :class:`IndexReport`: ``skipped`` lists every URL not fetched or not stored with its
+        reason, ``warnings`` the discovery files that failed.
 
     Raises:
-        SourceError: bad scope, or robots.txt unreachable / 5xx.
+        SourceError: bad scope, or the start origin's robots.txt unreachable (5xx, network error).
+        BlockedAddress: the start URL is refused by the SSRF guard.
     """
     started = time.perf_counter()
     prefix = normalize_url(scope) if scope else scope_prefix(start)
@@ -304,27 +169,42 @@ def crawl_site(
         raise SourceError(f"not an http(s) scope: {scope!r}", path=scope)
     if not in_scope(start, prefix):
         raise SourceError(f"start URL {start} is outside the scope {prefix}", path=start)
-    parts = urllib.parse.urlsplit(start)
-    origin = f"{parts.scheme}://{parts.netloc}"
+    origin = origin_of(start)
+    if origin is None:
+        raise SourceError(f"not an http(s) URL: {start!r}", path=start)
     own = fetcher is None
     fetcher = fetcher or make_fetcher(allow_private=allow_private, concurrency_per_host=max(1, concurrency))
     try:
         check_url(start, policy=fetcher.policy)  # a refused start URL is the error to show
-        robots = load_robots(fetcher, origin)
+        book = RobotsBook(fetcher)
+        robots = book.for_url(start)
+        if robots.unreachable:
+            raise SourceError(f"{robots.note}; not crawling {start} (RFC 9309)", path=f"{origin}/robots.txt")
         delay = robots.crawl_delay()
         if delay and delay > 0:
-            fetcher.limiter.set_rate(parts.hostname or "", 1.0 / delay, 1.0)
+            fetcher.limiter.set_rate(origin.key, 1.0 / delay, 1.0)
         index.ensure_repo(repo, source=prefix)
-        run = _Crawl(index, repo, prefix, robots, prefix)
-        run.offer([start])
-        run.offer(discover_seeds(fetcher, prefix, origin, robots))
+        run = _Crawl(index, repo, prefix, book)
+        run.frontier.offer([start])
+        robots_url = f"{origin}/robots.txt"
+        declared = tuple(u for u in (normalize_url(s, base=robots_url) for s in robots.sitemaps) if u)
+        found = discover_seeds(fetcher, list(dict.fromkeys([prefix, f"{origin}/"])), book, declared=declared)
+        run.frontier.sitemaps.update(found.sitemaps)
+        for url, reason, detail in found.skipped:
+            run.tally.skip(url, reason, detail)
+        for url, message in found.warnings:
+            run.tally.warn(url, message)
+        run.frontier.offer(found.urls)
         complete = _drive(run, fetcher, max_pages, max_total_bytes, max(1, concurrency), progress)
+        run.name_loops()
     finally:
         if own:
             fetcher.close()
     if complete:
         for doc in index.list_docs(repo):
-            if doc.doc_path not in run.stored_paths and index.remove_document(repo, doc.doc_path):
+            reached = doc.doc_path in run.stored_paths
+            mine = in_scope(normalize_url(doc.source_ref or "") or "", prefix)  # never another origin's
+            if not reached and mine and index.remove_document(repo, doc.doc_path):
                 run.tally.removed += 1
     return run.tally.report(index, repo, started)
 
@@ -333,38 +213,34 @@ def _drive(
     run: _Crawl, fetcher: Fetcher, max_pages: int, max_bytes: int, workers: int, progress: Progress | None
 ) -> bool:
     """Fetch the frontier with ``workers`` threads; True when it was exhausted (no limit hit)."""
-    tally = run.tally
-    limited = False
+    tally, frontier = run.tally, run.frontier
+    stop = ""
     with cf.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="docmunch-crawl") as pool:
         running: dict[cf.Future[Page], str] = {}
-        while run.queue or running:
-            while run.queue and len(running) < workers:
-                if tally.done + len(running) >= max_pages or tally.bytes >= max_bytes:
-                    limited = True
-                    break
-                url = run.queue.popleft()
-                path = doc_path_for(url)
-                state = run.index.document_state(run.repo, path)
-                running[pool.submit(load_page, fetcher, url, state=state)] = url
+        while frontier.queue or running:
+            while frontier.queue and len(running) < workers and not stop:
+                if run.requested + len(running) >= max_pages:
+                    stop = "max-pages"
+                elif tally.bytes >= max_bytes:
+                    stop = "byte-budget"
+                else:
+                    url = frontier.queue.popleft()
+                    state = run.index.document_state(run.repo, doc_path_for(url))
+                    gate = run.gate.for_page(url)
+                    running[pool.submit(load_page, fetcher, url, state=state, before_request=gate)] = url
             if not running:
                 break
             finished, _ = cf.wait(running, return_when=cf.FIRST_COMPLETED)
             for future in finished:
                 url = running.pop(future)
                 tally.done += 1
-                try:
-                    run.accept(url, future.result())
-                except HTTPStatusError as exc:
-                    tally.errors.append(page_error(url, exc))
-                except DocmunchError as exc:
-                    tally.errors.append(page_error(url, exc))
-                except (ValueError, LookupError, UnicodeError, OSError) as exc:
-                    tally.errors.append(page_error(url, exc))
+                run.settle(url, future)
                 if progress is not None:
-                    queued = len(run.queue) + len(running)
+                    queued = len(frontier.queue) + len(running)
                     progress(tally.done, tally.done + queued, f"{len(tally.errors)} failed · {url}")
-    if limited or run.queue:
-        if tally.bytes >= max_bytes:
-            tally.errors.append(FileError(run.scope, f"stopped at the {max_bytes} byte budget"))
-        return False
-    return True
+    if stop == "max-pages":
+        frontier.drain("max-pages", f"the crawl stopped at {max_pages} pages")
+    elif stop == "byte-budget":
+        tally.warn(run.scope, f"stopped at the {max_bytes} byte budget")
+        frontier.drain("byte-budget", f"the crawl stopped at the {max_bytes} byte download budget")
+    return not stop

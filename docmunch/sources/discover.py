@@ -1,97 +1,51 @@
-"""URL discovery for site crawls: normalisation, scope, llms.txt, sitemaps, robots.txt.
+"""Where a crawl finds URLs besides links: ``llms.txt`` and sitemaps.
 
-Pure functions over bytes and strings (no I/O) so the crawler's policy is testable on its own.
-
-- URL normalisation follows RFC 3986 §6 (case of scheme and host, default ports, dot segments)
-  plus crawler practice: fragments dropped, tracking queries (``utm_*``, ``gclid``, ``fbclid``,
-  …) removed, remaining query parameters sorted, ``/index.html`` and a trailing slash folded.
 - ``llms.txt`` is the llmstxt.org proposal: a Markdown file whose list items link to pages
-  (``- [Title](url): notes``); every Markdown link in it is taken, in order.
-- Sitemaps follow sitemaps.org 0.9: ``<urlset><url><loc>`` and ``<sitemapindex><sitemap><loc>``,
-  optionally gzip-compressed.
-- robots.txt uses the standard library's parser (RFC 9309 group matching for our user agent
-  ``docmunch``, falling back to ``*``; ``Crawl-delay`` as extended by common practice).
+  (``- [Title](url): notes``); every Markdown link in it is taken, in order. It is looked for at
+  the scope root, then the site root (``llms.txt``, else ``llms-full.txt``).
+- Sitemaps (:mod:`docmunch.sources.sitemaps` parses them): the ``Sitemap:`` lines of the start
+  origin's robots.txt, else ``sitemap.xml`` at the scope root and the site root. Indexes are
+  followed breadth first; a file already read (after normalisation, redirects included) is not
+  read again, so an index that lists itself or two indexes listing each other end.
+- Every discovery file is fetched through the run's robots.txt rules (a disallowed one is a
+  ``robots`` skip) and is a source of URLs, never a page.
+- A sitemap that was declared (robots.txt, or a child of an index) and fails — 404, 5xx,
+  timeout, not a sitemap, damaged gzip, a limit hit — is a warning in the run's report; a
+  guessed ``sitemap.xml`` or ``llms.txt`` that is absent is silent.
 """
 
 from __future__ import annotations
 
-import gzip
-import io
-import posixpath
 import re
-import urllib.robotparser
-from dataclasses import dataclass
-from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
+from collections import deque
+from collections.abc import Container
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
-from lxml import etree
+from docmunch.errors import FetchError, SkippedURL
+from docmunch.fetch import Fetcher
+from docmunch.sources.rules import Gate, RobotsBook
+from docmunch.sources.sitemaps import MAX_SITEMAP_BYTES, parse_sitemap
+from docmunch.sources.urls import normalize_url
 
 __all__ = [
-    "Robots",
-    "in_scope",
-    "normalize_url",
+    "DISCOVERY_NAMES",
+    "MAX_SITEMAP_FILES",
+    "MAX_SITEMAP_URLS_PER_RUN",
+    "Discovery",
+    "discover_seeds",
+    "is_discovery_file",
     "parse_llms_txt",
-    "parse_sitemap",
-    "scope_prefix",
 ]
 
-USER_AGENT_TOKEN = "docmunch"
-_TRACKING = re.compile(r"^(utm_\w+|gclid|fbclid|msclkid|mc_cid|mc_eid|_ga|ref_src|yclid)$", re.I)
-_DEFAULT_PORTS = {"http": 80, "https": 443}
+LLMS_FILES = ("llms.txt", "llms-full.txt")
+DISCOVERY_NAMES = frozenset({"robots.txt", *LLMS_FILES})
+"""File names that are sources of URLs wherever they are linked, never pages."""
+MAX_SITEMAP_FILES = 50
+"""Sitemap files (indexes included) read per crawl."""
+MAX_SITEMAP_URLS_PER_RUN = 100_000
+"""Page URLs taken from all sitemaps of one crawl (each file is also capped at 50,000)."""
 _MD_LINK = re.compile(r"\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
-_MAX_SITEMAP_BYTES = 50 * 2**20  # sitemaps.org: 50 MB uncompressed per sitemap
-
-
-def normalize_url(url: str, *, base: str | None = None) -> str | None:
-    """Canonical form of an http(s) URL, or ``None`` for other schemes / unparsable input.
-
-    Args:
-        url: absolute URL, or relative to ``base``.
-        base: the URL of the page the link was found on.
-
-    Returns:
-        e.g. ``normalize_url("HTTP://Ex.com:80/a/./b/index.html?utm_source=x#top")`` →
-        ``"http://ex.com/a/b/"``.
-    """
-    try:
-        absolute = urljoin(base, url.strip()) if base else url.strip()
-        parts = urlsplit(absolute)
-        scheme = parts.scheme.lower()
-        if scheme not in _DEFAULT_PORTS or not parts.hostname:
-            return None
-        host = parts.hostname.lower().rstrip(".")
-        port = parts.port
-    except ValueError:
-        return None
-    if ":" in host:
-        host = f"[{host}]"
-    netloc = host if port in (None, _DEFAULT_PORTS[scheme]) else f"{host}:{port}"
-    path = parts.path or "/"
-    trailing = path.endswith("/")
-    path = posixpath.normpath(path) if path not in ("", "/") else "/"
-    if path.startswith("//"):
-        path = "/" + path.lstrip("/")
-    if trailing and not path.endswith("/"):
-        path += "/"
-    for index_name in ("index.html", "index.htm"):
-        if path.endswith("/" + index_name):
-            path = path[: -len(index_name)]
-    query = urlencode(sorted((k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
-                             if not _TRACKING.match(k)))
-    return urlunsplit((scheme, netloc, path, query, ""))
-
-
-def scope_prefix(start_url: str) -> str:
-    """Default crawl scope of a start URL: its origin and folder (``…/docs/`` of ``…/docs/x``)."""
-    norm = normalize_url(start_url) or start_url
-    parts = urlsplit(norm)
-    folder = parts.path if parts.path.endswith("/") else posixpath.dirname(parts.path) + "/"
-    folder = folder.replace("//", "/")
-    return urlunsplit((parts.scheme, parts.netloc, folder, "", ""))
-
-
-def in_scope(url: str, scope: str) -> bool:
-    """True when normalised ``url`` starts with the normalised ``scope`` prefix (same origin)."""
-    return url.startswith(scope) or url + "/" == scope
 
 
 def parse_llms_txt(text: str, *, base: str) -> list[str]:
@@ -104,89 +58,125 @@ def parse_llms_txt(text: str, *, base: str) -> list[str]:
     return list(seen)
 
 
-def parse_sitemap(data: bytes) -> tuple[list[str], list[str]]:
-    """Parse a sitemap or sitemap index (gzip detected by magic bytes).
+def is_discovery_file(url: str, sitemaps: Container[str] = ()) -> bool:
+    """True for robots.txt, llms.txt, llms-full.txt (any folder) and the run's sitemap files."""
+    name = urlsplit(url).path.rsplit("/", 1)[-1].lower()
+    return name in DISCOVERY_NAMES or url in sitemaps
 
-    Returns:
-        ``(page_urls, child_sitemap_urls)``; both empty for unparsable input (a broken sitemap
-        only means less discovery, never a failed crawl).
-    """
-    if data[:2] == b"\x1f\x8b":
+
+@dataclass(slots=True)
+class Discovery:
+    """What discovery found, and what it skipped or warns about."""
+
+    urls: list[str] = field(default_factory=list)
+    """Page URLs (normalised, unique): llms.txt links first, then sitemap entries."""
+    sitemaps: set[str] = field(default_factory=set)
+    """Every sitemap URL read or reached (normalised): discovery files, never pages."""
+    skipped: list[tuple[str, str, str]] = field(default_factory=list)
+    """``(url, reason, detail)`` of discovery files not fetched (robots.txt forbids them)."""
+    warnings: list[tuple[str, str]] = field(default_factory=list)
+    """``(url, message)`` of declared sitemaps that failed, and limits hit."""
+
+
+class _Reader:
+    def __init__(self, fetcher: Fetcher, robots: RobotsBook, found: Discovery) -> None:
+        self.fetcher = fetcher
+        self.gate = Gate(robots)
+        self.found = found
+
+    def read(self, url: str, *, declared: bool, max_bytes: int | None = None) -> tuple[str, bytes] | None:
+        """``(final URL, body)`` of a discovery file, or ``None`` (skip or warning recorded)."""
         try:
-            with gzip.GzipFile(fileobj=io.BytesIO(data)) as fh:
-                data = fh.read(_MAX_SITEMAP_BYTES + 1)[:_MAX_SITEMAP_BYTES]
-        except (OSError, EOFError):
-            return [], []
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False, recover=True)
-    try:
-        root = etree.fromstring(data, parser=parser)
-    except etree.XMLSyntaxError:
-        return [], []
-    if root is None:
-        return [], []
-    pages: list[str] = []
-    children: list[str] = []
-    kind = etree.QName(root).localname if isinstance(root.tag, str) else ""
-    for loc in root.iter("{*}loc", "loc"):
-        if loc.text and loc.text.strip():
-            (children if kind == "sitemapindex" else pages).append(loc.text.strip())
-    return pages, children
-
-
-@dataclass(frozen=True, slots=True)
-class Robots:
-    """robots.txt rules for docmunch on one origin."""
-
-    parser: urllib.robotparser.RobotFileParser
-    """The parsed Allow/Disallow rules."""
-    delays: tuple[tuple[str, float], ...] = ()
-    """``(user-agent token, Crawl-delay seconds)`` per group, fractions kept."""
-
-    @classmethod
-    def parse(cls, text: str) -> Robots:
-        """Parse robots.txt text (an empty text allows everything)."""
-        lines = text.splitlines()
-        parser = urllib.robotparser.RobotFileParser()
-        parser.parse(lines)
-        # The standard library reads only integer Crawl-delay values; read them here.
-        delays: list[tuple[str, float]] = []
-        agents: list[str] = []
-        in_rules = False
-        for raw in lines:
-            line = raw.split("#", 1)[0].strip()
-            if ":" not in line:
-                continue
-            key, value = (part.strip() for part in line.split(":", 1))
-            key = key.lower()
-            if key == "user-agent":
-                if in_rules:
-                    agents, in_rules = [], False
-                agents.append(value.lower())
-            elif key == "crawl-delay":
-                in_rules = True
-                try:
-                    seconds = float(value)
-                except ValueError:
-                    continue
-                delays.extend((agent, seconds) for agent in agents)
-            elif key in ("allow", "disallow"):
-                in_rules = True
-        return cls(parser, tuple(delays))
-
-    def allowed(self, url: str) -> bool:
-        """May docmunch fetch ``url``?"""
-        return self.parser.can_fetch(USER_AGENT_TOKEN, url)
-
-    def crawl_delay(self) -> float | None:
-        """``Crawl-delay`` for docmunch (or ``*``) in seconds, if any."""
-        for agent, seconds in self.delays:
-            if agent not in ("", "*") and (agent in USER_AGENT_TOKEN or USER_AGENT_TOKEN in agent):
-                return seconds
-        for agent, seconds in self.delays:
-            if agent == "*":
-                return seconds
+            result = self.fetcher.fetch(
+                url, raw=True, max_bytes=max_bytes, truncate=max_bytes is not None, before_request=self.gate
+            )
+        except SkippedURL as exc:
+            self.found.skipped.append((exc.url or url, exc.reason, str(exc)))
+            return None
+        except FetchError as exc:
+            self.found.warnings.append((url, str(exc)))
+            return None
+        if result.status == 200:
+            return normalize_url(result.url) or result.url, result.body
+        if declared or not 400 <= result.status < 500:
+            self.found.warnings.append((url, f"HTTP {result.status}"))
         return None
 
-    def sitemaps(self) -> list[str]:
-        """``Sitemap:`` lines."""
-        return list(self.parser.site_maps() or [])
+
+def discover_seeds(
+    fetcher: Fetcher, roots: list[str], robots: RobotsBook, *, declared: tuple[str, ...] = ()
+) -> Discovery:
+    """Read llms.txt and the sitemaps (see the module docstring).
+
+    Args:
+        fetcher: the run's fetcher.
+        roots: folders to look in, in order (the scope root, then the site root), ending in ``/``.
+        robots: the run's robots.txt rules (every discovery fetch goes through them).
+        declared: sitemap URLs named by robots.txt (absolute); without them ``sitemap.xml`` of
+            each root is tried.
+
+    Returns:
+        A :class:`Discovery`; never raises for a failing file.
+    """
+    found = Discovery()
+    reader = _Reader(fetcher, robots, found)
+    seeds: dict[str, None] = {}
+    for root in roots:
+        for name in LLMS_FILES:
+            got = reader.read(root + name, declared=False)
+            if got is not None:
+                final, body = got
+                seeds.update(dict.fromkeys(parse_llms_txt(body.decode("utf-8", "replace"), base=final)))
+                break
+    _read_sitemaps(reader, roots, declared, seeds)
+    found.urls = list(seeds)
+    return found
+
+
+def _read_sitemaps(
+    reader: _Reader, roots: list[str], declared: tuple[str, ...], seeds: dict[str, None]
+) -> None:
+    found = reader.found
+    queue: deque[tuple[str, bool]] = deque((url, True) for url in declared)
+    if not queue:
+        queue.extend((root + "sitemap.xml", False) for root in roots)
+    taken = 0
+    files = 0
+    while queue:
+        url, named = queue.popleft()
+        norm = normalize_url(url) or url
+        if norm in found.sitemaps:
+            continue
+        if files >= MAX_SITEMAP_FILES:
+            found.warnings.append((norm, f"not read: a crawl reads at most {MAX_SITEMAP_FILES} sitemaps"))
+            continue
+        found.sitemaps.add(norm)
+        files += 1
+        got = reader.read(norm, declared=named, max_bytes=MAX_SITEMAP_BYTES)
+        if got is None:
+            continue
+        final, body = got
+        found.sitemaps.add(final)
+        parsed = parse_sitemap(body)
+        if not parsed.kind:
+            if named:
+                found.warnings.extend((norm, w) for w in parsed.warnings)
+            continue
+        found.warnings.extend((norm, w) for w in parsed.warnings)
+        if len(body) >= MAX_SITEMAP_BYTES and body[:2] != b"\x1f\x8b":
+            found.warnings.append((norm, f"read the first {MAX_SITEMAP_BYTES} bytes (sitemaps.org limit)"))
+        for child in parsed.children:
+            target = normalize_url(child, base=final)
+            if target and target not in found.sitemaps:
+                queue.append((target, True))
+        for loc in parsed.pages:
+            if taken >= MAX_SITEMAP_URLS_PER_RUN:
+                found.warnings.append(
+                    (norm, f"sitemap URLs beyond {MAX_SITEMAP_URLS_PER_RUN} per crawl were not taken")
+                )
+                queue.clear()
+                break
+            page = normalize_url(loc, base=final)
+            if page:
+                seeds.setdefault(page, None)
+                taken += 1

@@ -43,8 +43,8 @@ from docmunch.formats.base import Rendition
 from docmunch.index import DEFAULT_MAX_FILE_BYTES, FileError, Index, IndexReport
 from docmunch.index.versions import version_from_ref, with_version
 from docmunch.index.walk import looks_binary, walk
+from docmunch.sources.page import Progress, make_fetcher, repo_sections
 from docmunch.sources.tarball import TarLimits, extract_tarball
-from docmunch.sources.web import Progress, make_fetcher, repo_sections
 
 __all__ = ["GitHubSpec", "api_base", "index_github", "parse_spec", "stored_github", "web_base"]
 

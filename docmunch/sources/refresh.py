@@ -13,11 +13,11 @@ import concurrent.futures as cf
 import time
 from pathlib import Path
 
-from docmunch.errors import DocmunchError, RepoNotFound
+from docmunch.errors import RepoNotFound
 from docmunch.fetch import Fetcher
 from docmunch.index import Index, IndexReport
-from docmunch.sources.crawl import RunTally
-from docmunch.sources.web import Progress, load_page, make_fetcher, page_error
+from docmunch.sources.page import Progress, load_page, make_fetcher, page_error
+from docmunch.sources.tally import RunTally
 
 __all__ = ["refresh_repo"]
 
@@ -82,7 +82,7 @@ def refresh_repo(
                 tally.done += 1
                 try:
                     tally.count(index, repo, future.result(), info.source)
-                except (DocmunchError, ValueError, LookupError, UnicodeError, OSError) as exc:
+                except Exception as exc:  # one bad page never ends the run (DocmunchError or not)
                     tally.errors.append(page_error(url, exc))
                 if progress is not None:
                     progress(tally.done, len(futures), url)

@@ -58,6 +58,8 @@ def test_index_search_toc_section_list_json(
         "docs_skipped",
         "sections",
         "errors",
+        "skipped",
+        "warnings",
         "elapsed_ms",
     }
     assert report["repo"] == "mydocs" and report["docs_indexed"] == 2 and report["sections"] == 3

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import shutil
+import urllib.parse
 
 from docmunch.index import Index
 from docmunch.sources.crawl import crawl_site
@@ -14,6 +15,16 @@ from docmunch.sources.web import doc_path_for
 def expected_docs(site) -> set[str]:
     allowed = [p for p in site.pages if p != site.disallowed]
     return {doc_path_for(site.url(f"/docs/{p}")) for p in allowed} | {"docs/extra.md"}
+
+
+def skips(report) -> dict[str, tuple[str, str]]:
+    """``{url: (reason, detail)}`` of a report's skipped URLs."""
+    return {
+        path: (reason, detail)
+        for path, reason, detail in zip(
+            report.skipped_paths, report.skipped_reasons, report.skipped_details, strict=True
+        )
+    }
 
 
 def crawl(site, fetcher, **kwargs):
@@ -33,11 +44,19 @@ def test_crawl_indexes_exactly_the_allowed_in_scope_pages(site, fetcher, docmunc
     assert paths.count("/docs/advanced/ssl/") == 1  # /docs/dup/ names it canonical: stored once
     assert paths[0] == "/robots.txt"
     failed = {e.path: e.error for e in report.errors}
-    assert "too many redirects" in failed[site.url("/docs/loop/a")]
     assert "404" in failed[site.url("/docs/missing/")]
     assert "timed out" in failed[site.url("/docs/slow/")]
     assert all(path.startswith(site.url("/docs/")) for path in failed)
-    assert report.docs_skipped >= 2  # the disallowed folder and the canonical duplicate
+    skipped = skips(report)
+    assert skipped[site.url("/docs/loop/a")] == (
+        "redirect-loop", "redirect loop: /docs/loop/a → /docs/loop/b → /docs/loop/a"
+    )
+    assert paths.count("/docs/loop/a") == paths.count("/docs/loop/b") == 1  # each URL once per run
+    assert skipped[site.url(f"/docs/{site.disallowed}")][0] == "robots"
+    original = site.url("/docs/advanced/ssl/")
+    assert skipped[site.url("/docs/dup/")] == ("canonical", f"its canonical URL is {original}")
+    assert skipped[site.url("/blog/")] == ("scope", f"outside the scope {site.url('/docs/')}")
+    assert report.docs_skipped == len(report.skipped_paths) >= 4
 
 
 def test_crawl_honours_crawl_delay(site, fetcher, docmunch_home):
@@ -55,6 +74,9 @@ def test_max_pages_stops_the_crawl_and_keeps_the_index(site, fetcher, docmunch_h
     report, docs = crawl(site, fetcher, max_pages=3)
     assert report.docs_indexed + len(report.errors) <= 3
     assert 1 <= len(docs) <= 3
+    not_fetched = [u for u, (reason, _d) in skips(report).items() if reason == "max-pages"]
+    assert not_fetched and all(urllib.parse.urlsplit(u).path not in site.server.paths() for u in not_fetched)
+    assert skips(report)[not_fetched[0]][1] == "the crawl stopped at 3 pages"
 
 
 def test_markdown_page_from_llms_txt_is_stored_as_is(site, fetcher, docmunch_home):
@@ -134,7 +156,8 @@ def test_cli_crawl_and_refresh(site, docmunch_home, capsys):
 def test_byte_budget_stops_scheduling_and_keeps_stored_pages(site, fetcher, docmunch_home):
     report, docs = crawl(site, fetcher, max_total_bytes=1, concurrency=1)
     assert len(docs) == report.docs_indexed == 1  # the first page passes the budget
-    assert any("byte budget" in e.error for e in report.errors)
+    assert any("byte budget" in w.error for w in report.warnings) and not report.errors
+    assert "byte-budget" in set(report.skipped_reasons)
     again, docs_again = crawl(site, fetcher, max_total_bytes=1, concurrency=1)
     # A 304 downloads no body, so the re-crawl gets one page further; a cut-short crawl removes nothing.
     assert docs_again > docs and again.docs_removed == 0

@@ -19,6 +19,9 @@ from docmunch.errors import (
     DecodeError,
     FetchError,
     HTTPStatusError,
+    NetworkError,
+    RedirectError,
+    RedirectLoop,
     TooLarge,
     UnsupportedContentType,
 )
@@ -89,10 +92,24 @@ def test_redirect_chain_is_followed_and_recorded(server, fetcher):
     assert result.text == "<p>final"
 
 
-def test_redirect_loop_stops_after_five(server, fetcher):
+def test_redirect_loop_is_named_and_each_url_requested_once(server, fetcher):
     server.route("/loop", server.Reply(302, {"Location": "/loop"}, b""))
-    with pytest.raises(FetchError, match=r"too many redirects \(more than 5\)"):
+    with pytest.raises(RedirectLoop, match=r"^redirect loop: /loop → /loop$"):
         fetcher.fetch(server.url("/loop"))
+    assert server.paths() == ["/loop"]
+    server.route("/a", server.Reply(302, {"Location": "/b"}, b""))
+    server.route("/b", server.Reply(301, {"Location": "/a#frag"}, b""))
+    with pytest.raises(RedirectLoop, match=r"^redirect loop: /a → /b → /a$") as info:
+        fetcher.fetch(server.url("/a"))
+    assert server.paths() == ["/loop", "/a", "/b"]
+    assert info.value.chain == (server.url("/a"), server.url("/b"), server.url("/a"))
+
+
+def test_long_redirect_chain_stops_after_five(server, fetcher):
+    for n in range(7):
+        server.route(f"/r{n}", server.Reply(302, {"Location": f"/r{n + 1}"}, b""))
+    with pytest.raises(RedirectError, match=r"too many redirects \(more than 5\): /r0 → .* → /r6$"):
+        fetcher.fetch(server.url("/r0"))
     assert len(server.seen) == 6  # the first request + 5 followed redirects
 
 
@@ -304,7 +321,7 @@ def test_slow_server_read_timeout(server):
     f = Fetcher(allowed_networks=["127.0.0.1/32"], timeout=(1.0, 0.3), trust_env=False)
     with f, pytest.raises(FetchError, match=r"timed out after 0\.3 s") as info:
         f.fetch(url)
-    assert type(info.value) is FetchError and info.value.url == url
+    assert type(info.value) is NetworkError and info.value.url == url
 
 
 def test_dripping_server_hits_total_timeout(server):

@@ -111,5 +111,8 @@ def test_content_type_helpers():
 
 def test_public_surface_matches_all():
     exported = {name for name in dir(docmunch.fetch) if not name.startswith("_")}
-    modules = {"charset", "client", "decoders", "encodings", "mime", "ratelimit", "ssrf", "transport"}
+    modules = {
+        "charset", "client", "decoders", "encodings", "failures", "mime", "origin", "ratelimit",
+        "redirects", "result", "ssrf", "transport",
+    }
     assert exported - modules == set(docmunch.fetch.__all__)

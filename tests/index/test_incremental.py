@@ -88,6 +88,8 @@ def test_bad_utf8_is_an_error_entry_and_keeps_previous_entry(tmp_path: Path) -> 
             "docs_skipped",
             "sections",
             "errors",
+            "skipped",
+            "warnings",
             "elapsed_ms",
         }
         assert set(report_json["errors"][0]) == {"path", "error"}

@@ -10,7 +10,7 @@ import pytest
 
 from docmunch.cli import main
 from docmunch.index import Index
-from docmunch.sources import web
+from docmunch.sources import page, web
 from tests.web.siteserver import Reply, SiteServer
 
 JSON_KEYS = {
@@ -106,8 +106,9 @@ def test_index_url_locators_use_the_pages_real_anchors(sphinx_site, capsys, docm
 def test_heading_without_real_anchor_gives_bare_url(httpx_site, docmunch_home):
     url = httpx_site.url("/advanced/authentication/")
     with Index.open() as index:
-        web.index_url(index, url, allow_private=True)
-        sections = index.toc("127.0.0.1")
+        report = web.index_url(index, url, allow_private=True)
+        assert report.repo == f"127.0.0.1:{httpx_site.port}"  # the default name keeps the port
+        sections = index.toc(report.repo)
     titles = {s.title: s.locator for s in sections}
     assert titles["Authentication"] == {"url": url}  # the page's <h1> has no id
     assert titles["Digest authentication"] == {"url": url + "#digest-authentication"}
@@ -116,13 +117,13 @@ def test_heading_without_real_anchor_gives_bare_url(httpx_site, docmunch_home):
 
 def test_reindex_of_unchanged_page_costs_no_extraction(httpx_site, docmunch_home, monkeypatch):
     calls: list[str | None] = []
-    real = web.render_html
+    real = page.render_html
 
     def counting(data: bytes, *, url: str | None, http_charset: str | None = None):
         calls.append(url)
         return real(data, url=url, http_charset=http_charset)
 
-    monkeypatch.setattr(web, "render_html", counting)
+    monkeypatch.setattr(page, "render_html", counting)
     url = httpx_site.url("/advanced/ssl/")
     with Index.open() as index:
         first = web.index_url(index, url, allow_private=True, repo="httpx")
@@ -180,12 +181,12 @@ def test_local_html_file_through_index_path(tmp_path: Path, fixtures_dir, docmun
 
 
 def test_doc_path_for():
-    assert web.doc_path_for("https://h.org/") == "index.md"
-    assert web.doc_path_for("https://h.org/a/b/") == "a/b/index.md"
-    assert web.doc_path_for("https://h.org/a/b.html") == "a/b.md"
-    assert web.doc_path_for("https://h.org/a/b.md") == "a/b.md"
-    assert web.doc_path_for("https://h.org/a/b") == "a/b.md"
-    assert web.doc_path_for("https://h.org/a?x=1") != web.doc_path_for("https://h.org/a?x=2")
+    assert page.doc_path_for("https://h.org/") == "index.md"
+    assert page.doc_path_for("https://h.org/a/b/") == "a/b/index.md"
+    assert page.doc_path_for("https://h.org/a/b.html") == "a/b.md"
+    assert page.doc_path_for("https://h.org/a/b.md") == "a/b.md"
+    assert page.doc_path_for("https://h.org/a/b") == "a/b.md"
+    assert page.doc_path_for("https://h.org/a?x=1") != page.doc_path_for("https://h.org/a?x=2")
 
 
 def test_markdown_alternate_is_preferred_and_a_broken_one_ignored(docmunch_home):
