@@ -23,6 +23,7 @@ from docmunch.index.records import (
     RepoInfo,
     SearchHit,
     SectionRead,
+    VerifyCheck,
     VerifyReport,
     section_toc_json,
 )
@@ -41,6 +42,7 @@ __all__ = [
     "RepoInfo",
     "SearchHit",
     "SectionRead",
+    "VerifyCheck",
     "VerifyReport",
     "default_home",
     "section_toc_json",
