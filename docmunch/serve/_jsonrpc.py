@@ -162,6 +162,10 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON (RFC 8259)")
 
 
+_DECODER = json.JSONDecoder(parse_float=_finite_float, parse_constant=_reject_constant)
+"""RFC 8259 JSON only: no ``NaN``/``Infinity``, no float that overflows to infinity."""
+
+
 def _usable_id(value: Any) -> str | int | float | None:
     """``value`` when a JSON-RPC error may echo it as the ``id`` (string or finite number), else ``None``."""
     if isinstance(value, bool):
@@ -238,7 +242,7 @@ def decode_message(
             f"(the server's {_ENV_MAX_DEPTH} raises it)",
         )
     try:
-        obj = json.loads(text, parse_float=_finite_float, parse_constant=_reject_constant)
+        obj = _DECODER.decode(text)
     except (ValueError, RecursionError) as err:
         return Rejection(PARSE_ERROR, f"Parse error: {' '.join(str(err).split())[:200]}")
     request_id = _usable_id(obj.get("id")) if isinstance(obj, dict) else None
