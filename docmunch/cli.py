@@ -23,7 +23,7 @@ from typing import Any, NoReturn
 
 from docmunch import __version__, cli_versions
 from docmunch.errors import DocmunchError, SourceError
-from docmunch.index import DEFAULT_MAX_FILE_BYTES, Index, IndexReport, section_toc_json
+from docmunch.index import DEFAULT_MAX_FILE_BYTES, Index, IndexReport, SectionRead, section_toc_json
 from docmunch.index.versions import with_version
 from docmunch.setup import commands as setup_commands
 from docmunch.terminal import console as _console
@@ -151,25 +151,18 @@ def _index_local(index: Index, path: Path, args: argparse.Namespace) -> IndexRep
 def _source_progress(
     args: argparse.Namespace, label: str
 ) -> Iterator[Callable[[int, int, str], None] | None]:
-    """A rich progress bar on stderr for long runs (``None`` when stderr is not a TTY or --json)."""
-    if not (sys.stderr.isatty() and not getattr(args, "json", False)):
+    """Progress on stderr for long runs (:mod:`docmunch.progress`); ``None`` with ``--json``.
+
+    A TTY gets a live line (count, rate, ETA, path cut to the width); anything else gets a
+    plain line every :data:`~docmunch.progress.PLAIN_INTERVAL_S` seconds.
+    """
+    if getattr(args, "json", False):
         yield None
         return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from docmunch.progress import RunProgress
 
-    columns = (
-        TextColumn(label),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("{task.description}"),
-    )
-    with Progress(*columns, console=_stderr_console(), transient=True) as bar:
-        task = bar.add_task("", total=None)
-
-        def progress(done: int, total: int, message: str) -> None:
-            bar.update(task, completed=done, total=total, description=message[-70:])
-
+    console = _stderr_console() if sys.stderr.isatty() else None
+    with RunProgress(label, console=console).open() as progress:
         yield progress
 
 
@@ -270,9 +263,26 @@ def _cmd_section(args: argparse.Namespace) -> int:
     console = _console()
     console.print(f"[dim]{_esc(s.id)}  bytes {s.byte_start}-{s.byte_end}  sha256 {s.content_hash}[/]")
     if read.verified is not None:
-        console.print(f"verified: {'true' if read.verified else '[red]false[/]'}")
+        console.print(f"verified: {'true' if read.verified else '[red]false[/]'} ({_checks_text(read)})")
     sys.stdout.write(read.content if read.content.endswith("\n") else read.content + "\n")
     return 0 if read.verified is not False else 1
+
+
+def _checks_text(read: SectionRead) -> str:
+    """What ``section --verify`` re-hashed, e.g. ``cache ok; original /abs/a.md MISMATCH (...)``."""
+    parts = []
+    for check in read.checks:
+        name = "cache" if check.where == "cache" else f"original {_esc(check.path)}"
+        if check.ok is None:
+            parts.append(f"{name} not checked: the file is gone")
+        elif check.ok:
+            parts.append(f"{name} ok")
+        else:
+            hint = "changed since it was indexed, re-index it" if check.where == "original" else "corrupt"
+            parts.append(f"{name} [red]MISMATCH[/]: {hint}")
+    if not any(check.where == "original" for check in read.checks):
+        parts.append("no original file to check (converted or remote source)")
+    return "; ".join(parts)
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
@@ -360,7 +370,7 @@ def _cmd_extract(args: argparse.Namespace) -> int:
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     run = _optional("docmunch.serve", "run", "serve")
-    return int(run(http=args.http, allow_remote=args.allow_remote))
+    return int(run(http=args.http, allow_remote=args.allow_remote, allow_private=args.allow_private))
 
 
 # --- parser ----------------------------------------------------------------------------------
@@ -462,7 +472,11 @@ def build_parser() -> argparse.ArgumentParser:
     sp = cmd("section", _cmd_section, "print one section's exact bytes")
     sp.add_argument("repo", metavar="REPO")
     sp.add_argument("id", metavar="SECTION_ID")
-    sp.add_argument("--verify", action="store_true", help="re-hash the bytes against content_hash")
+    sp.add_argument(
+        "--verify",
+        action="store_true",
+        help="re-hash the bytes (cache, and the original file of local text sources) against content_hash",
+    )
     sp.add_argument("--json", action="store_true")
 
     sp = cmd("list", _cmd_list, "list indexed repos")
@@ -491,6 +505,11 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--http", metavar="HOST:PORT")
     sp.add_argument(
         "--allow-remote", action="store_true", help="allow a non-loopback HOST (needs DOCMUNCH_TOKEN)"
+    )
+    sp.add_argument(
+        "--allow-private",
+        action="store_true",
+        help="let index_url/extract_url fetch private/loopback addresses (= DOCMUNCH_ALLOW_PRIVATE=1)",
     )
     return p
 

@@ -25,6 +25,7 @@ from docmunch.index.records import (
     RepoInfo,
     SearchHit,
     SectionRead,
+    VerifyCheck,
     VerifyReport,
     section_toc_json,
 )
@@ -45,6 +46,7 @@ __all__ = [
     "RepoInfo",
     "SearchHit",
     "SectionRead",
+    "VerifyCheck",
     "VerifyReport",
     "default_home",
     "section_toc_json",

@@ -12,7 +12,15 @@ from pathlib import Path
 from typing import Any
 
 from docmunch.errors import DocumentNotFound, SectionNotFound
-from docmunch.index.records import DocInfo, Mismatch, RepoGroup, RepoInfo, SectionRead, VerifyReport
+from docmunch.index.records import (
+    DocInfo,
+    Mismatch,
+    RepoGroup,
+    RepoInfo,
+    SectionRead,
+    VerifyCheck,
+    VerifyReport,
+)
 from docmunch.index.store import Store
 from docmunch.index.versions import RepoRow, default_of
 from docmunch.section import Section
@@ -38,6 +46,9 @@ SECTION_COLUMNS = (
 """Columns (tables ``s`` sections, ``d`` docs, ``r`` repos) that :func:`row_to_section` reads."""
 
 _FROM = "FROM sections s JOIN docs d ON d.id = s.doc_id JOIN repos r ON r.id = d.repo_id"
+
+ORIGINAL_KINDS = frozenset({"markdown", "text", "rst", "mdx"})
+"""Source kinds stored byte-identical to the user's file, so offsets also hold on the original."""
 
 TOKEN_BYTES = 4
 """Bytes per token in every estimate (the design brief's ``tokens = bytes / 4``)."""
@@ -172,19 +183,52 @@ def _lookup(store: Store, repo: str, section_id: str) -> tuple[Section, str, int
     return row_to_section(row[:16]), row[16], row[17], row[18], row[19]
 
 
+def _original_path(kind: str, ref: str | None) -> Path | None:
+    """The user's file behind a document whose offsets hold on it, else ``None``."""
+    if kind in ORIGINAL_KINDS and ref and Path(ref).is_absolute():
+        return Path(ref)
+    return None
+
+
+def _check_original(path: Path, start: int, end: int, expected: str) -> bool | None:
+    """Hash ``[start, end)`` of the user's file: match, mismatch (also when too short), ``None`` if gone."""
+    try:
+        with path.open("rb") as handle:
+            handle.seek(start)
+            data = handle.read(end - start)
+    except OSError:
+        return None
+    return len(data) == end - start and hashlib.sha256(data).hexdigest() == expected
+
+
 def get_section(store: Store, repo: str, section_id: str, *, verify: bool = False) -> SectionRead:
     """Read one section's own byte range from the raw cache.
 
     ``verify=True`` re-hashes exactly the bytes returned and compares them with
-    ``content_hash`` (the cached copy; the user's original is checked by :func:`verify_repo`).
+    ``content_hash``; for local Markdown/text sources (:data:`ORIGINAL_KINDS`) it also hashes
+    the same range of the user's original file, as :func:`verify_repo` does. ``checks`` says
+    which copies were hashed; ``verified`` is false when any of them differs (a missing
+    original is reported, not counted as a mismatch).
 
     Raises:
         RepoNotFound, SectionNotFound, IndexStoreError (raw cache file missing).
     """
-    section, raw_hash, doc_bytes, _, _ = _lookup(store, repo, section_id)
+    section, raw_hash, doc_bytes, doc_id, _ = _lookup(store, repo, section_id)
     data = store.raw.read_range(raw_hash, section.byte_start, section.byte_end)
-    verified = hashlib.sha256(data).hexdigest() == section.content_hash if verify else None
-    return SectionRead(section, data.decode("utf-8", errors="replace"), doc_bytes, verified)
+    content = data.decode("utf-8", errors="replace")
+    if not verify:
+        return SectionRead(section, content, doc_bytes)
+    cache_ok = hashlib.sha256(data).hexdigest() == section.content_hash
+    checks = [VerifyCheck("cache", str(store.raw.path_for(raw_hash)), cache_ok)]
+    kind, ref = store.conn.execute(
+        "SELECT source_kind, source_ref FROM docs WHERE id = ?", (doc_id,)
+    ).fetchone()
+    original = _original_path(kind, ref)
+    if original is not None:
+        ok = _check_original(original, section.byte_start, section.byte_end, section.content_hash)
+        checks.append(VerifyCheck("original", str(original), ok))
+    verified = all(check.ok is not False for check in checks)
+    return SectionRead(section, content, doc_bytes, verified, tuple(checks))
 
 
 def get_section_context(
@@ -305,9 +349,10 @@ def verify_repo(store: Store, repo: str) -> VerifyReport:
         except OSError:
             cached = None
         original: bytes | None = None
-        if kind in ("markdown", "text", "rst", "mdx") and ref and Path(ref).is_absolute():
+        original_path = _original_path(kind, ref)
+        if original_path is not None:
             try:
-                original = Path(ref).read_bytes()
+                original = original_path.read_bytes()
                 originals += 1
             except OSError:
                 original = None

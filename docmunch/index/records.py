@@ -23,6 +23,7 @@ __all__ = [
     "RepoInfo",
     "SearchHit",
     "SectionRead",
+    "VerifyCheck",
     "VerifyReport",
     "section_toc_json",
 ]
@@ -273,6 +274,22 @@ class SearchHit:
 
 
 @dataclass(frozen=True, slots=True)
+class VerifyCheck:
+    """One copy of a section's bytes that ``get_section(verify=True)`` re-hashed."""
+
+    where: str
+    """``"cache"`` (the index's raw copy) or ``"original"`` (the user's file, local text sources)."""
+    path: str
+    """The file that was read (raw cache file, or the original's absolute path)."""
+    ok: bool | None
+    """sha256 of ``[byte_start, byte_end)`` equals ``content_hash``; ``None`` when the file is gone
+    (a missing original is not a mismatch: the cache is the index's copy)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"where": self.where, "path": self.path, "ok": self.ok}
+
+
+@dataclass(frozen=True, slots=True)
 class SectionRead:
     """The bytes of one section, read from the raw cache."""
 
@@ -283,11 +300,15 @@ class SectionRead:
     doc_bytes: int
     """Size in bytes of the whole stored document (for ``tokens_saved``)."""
     verified: bool | None = None
-    """``None`` unless verification was asked; then sha256 of the bytes == ``content_hash``."""
+    """``None`` unless verification was asked; then true when every check in ``checks`` that
+    could run matched ``content_hash``."""
+    checks: tuple[VerifyCheck, ...] = ()
+    """What verification re-hashed: the cache copy, then the original file for local
+    Markdown/text sources (empty unless verification was asked)."""
 
     def to_json(self) -> dict[str, Any]:
         s = self.section
-        return {
+        data: dict[str, Any] = {
             "id": s.id,
             "title": s.title,
             "level": s.level,
@@ -298,6 +319,9 @@ class SectionRead:
             "content": self.content,
             "verified": self.verified,
         }
+        if self.checks:
+            data["checked"] = [check.to_json() for check in self.checks]
+        return data
 
 
 @dataclass(frozen=True, slots=True)

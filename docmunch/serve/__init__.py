@@ -14,7 +14,14 @@ Environment:
 - ``DOCMUNCH_TOKEN``: bearer token for HTTP (required for non-loopback binds).
 - ``DOCMUNCH_ALLOWED_ORIGINS``: extra browser origins allowed over HTTP (comma-separated).
 - ``DOCMUNCH_ALLOW_PRIVATE``: ``1`` lets ``index_url``/``extract_url`` reach private addresses
-  (read by the fetcher; off by default).
+  (read by the fetcher; off by default; ``serve --allow-private`` does the same).
+- ``DOCMUNCH_MCP_MESSAGE_MAX_BYTES`` / ``DOCMUNCH_MCP_JSON_MAX_DEPTH``: inbound message limits
+  (``_jsonrpc``; 4 MiB, 64 levels).
+
+More private modules: ``_jsonrpc`` checks every inbound message (size, depth, Unicode,
+JSON-RPC shape) for both transports; ``_order`` keeps calls on one repo in arrival order;
+``_negotiate`` does HTTP ``Accept`` negotiation and body bounds; ``_hints`` rewrites CLI hints
+in error texts into what helps over MCP.
 """
 
 from __future__ import annotations
@@ -46,13 +53,15 @@ def _configure_logging() -> None:
         logger.warning("DOCMUNCH_LOG=%r is not one of %s; using info", level_name, ", ".join(_LEVELS))
 
 
-def run(*, http: str | None = None, allow_remote: bool = False) -> int:
+def run(*, http: str | None = None, allow_remote: bool = False, allow_private: bool = False) -> int:
     """Serve MCP until the client disconnects (stdio) or the process is signalled (HTTP).
 
     Args:
         http: ``"HOST:PORT"`` to serve streamable HTTP at ``http://HOST:PORT/mcp`` instead of
             stdio; port 0 picks a free port (logged on stderr).
         allow_remote: allow a non-loopback ``HOST`` (then ``DOCMUNCH_TOKEN`` is required).
+        allow_private: let ``index_url``/``extract_url`` fetch private and loopback addresses
+            (the same as ``DOCMUNCH_ALLOW_PRIVATE=1``; no tool argument can lift the guard).
 
     Returns:
         The process exit code: 0 after a clean shutdown, 1 on a startup error (message on
@@ -75,16 +84,18 @@ def run(*, http: str | None = None, allow_remote: bool = False) -> int:
 
     from docmunch.errors import DocmunchError
     from docmunch.serve._context import ToolContext
+    from docmunch.serve._order import CallOrder
     from docmunch.serve._server import build_server
 
-    tool_ctx = ToolContext()
-    server = build_server(tool_ctx)
+    tool_ctx = ToolContext(allow_private=allow_private)
+    order = CallOrder()
+    server = build_server(tool_ctx, order)
     try:
         if claim is not None:
             from docmunch.serve._stdio import stdio_transport
 
             async def main_stdio() -> None:
-                async with stdio_transport(claim) as (read_stream, write_stream):
+                async with stdio_transport(claim, order) as (read_stream, write_stream):
                     await server.run(read_stream, write_stream, server.create_initialization_options())
 
             anyio.run(main_stdio)

@@ -42,8 +42,14 @@ class ToolOutput:
 class ToolContext:
     """Shared state of one server process: the lazily opened Index and small caches."""
 
-    def __init__(self, home: Path | None = None) -> None:
+    def __init__(self, home: Path | None = None, *, allow_private: bool = False) -> None:
+        """Args:
+        home: index root (``None``: ``DOCMUNCH_HOME`` or the platform data folder).
+        allow_private: let ``index_url``/``extract_url`` reach private and loopback addresses
+            (``serve --allow-private``; ``DOCMUNCH_ALLOW_PRIVATE=1`` is honoured either way).
+        """
         self._home = home
+        self.allow_private = allow_private
         self._index: Any = None
         self._lock = threading.Lock()
         self._doc_sizes: dict[str, tuple[float, dict[str, int]]] = {}

@@ -111,6 +111,7 @@ def index_url(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -> T
         crawl=bool(args.get("crawl", False)),
         max_pages=int(args.get("max_pages", 500)),
         progress=progress,
+        allow_private=ctx.allow_private,
     )
     ctx.forget_sizes()
     return ToolOutput(report.to_json())
@@ -292,7 +293,7 @@ def verify_index(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -
 
 def extract_url(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -> ToolOutput:
     func = _optional_source("docmunch.sources.web", "extract_source", "extracting web pages")
-    result = _call_with_supported(func, args["url"], format="json", allow_private=False)
+    result = _call_with_supported(func, args["url"], format="json", allow_private=ctx.allow_private)
     if isinstance(result, str):
         payload: dict[str, Any] = {"url": args["url"], "markdown": result}
     else:

@@ -7,10 +7,16 @@ Rules (MCP spec 2025-06-18, "Streamable HTTP" → "Security Warning"):
 - Every request's ``Origin`` (when present) must be a loopback origin or one listed in
   ``DOCMUNCH_ALLOWED_ORIGINS`` (comma-separated) → else **403**. Requests without ``Origin``
   (non-browser clients) pass.
+- Every request carries exactly one well-formed ``Host`` (RFC 9112 §3.2: ``uri-host [":" port]``
+  with the RFC 3986 host grammar — an IP literal in brackets, an IPv4 address or a reg-name —
+  and a port of at most 65535) → else **400**.
 - On a loopback bind the ``Host`` header must name a loopback host → else **421**; this is what
   stops DNS rebinding (a page at ``evil.example`` re-pointed at 127.0.0.1 still sends
   ``Host: evil.example``).
 - When ``DOCMUNCH_TOKEN`` is set, requests need ``Authorization: Bearer <token>`` → else **401**.
+
+Behind the guard, :class:`~docmunch.serve._negotiate.McpExchange` negotiates ``Accept`` and
+bounds request bodies (406/413/400) before the SDK's app sees a request.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import hmac
 import ipaddress
 import logging
 import os
+import re
 import socket
 from dataclasses import dataclass
 from typing import Any
@@ -30,8 +37,10 @@ from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from docmunch.errors import DocmunchError
+from docmunch.serve._jsonrpc import max_message_bytes
+from docmunch.serve._negotiate import McpExchange
 
-__all__ = ["HttpGuard", "HttpOptions", "is_loopback_host", "parse_bind", "serve_http"]
+__all__ = ["HttpGuard", "HttpOptions", "is_loopback_host", "parse_bind", "parse_host_header", "serve_http"]
 
 logger = logging.getLogger("docmunch.serve")
 
@@ -48,6 +57,51 @@ def is_loopback_host(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+_REG_NAME = re.compile(r"(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})+")
+"""RFC 3986 §3.2.2 ``reg-name`` (non-empty: the http scheme forbids an empty host)."""
+
+_IPV_FUTURE = re.compile(r"[vV][0-9A-Fa-f]+\.[A-Za-z0-9\-._~!$&'()*+,;=:]+")
+"""RFC 3986 §3.2.2 ``IPvFuture`` (inside the brackets)."""
+
+
+def parse_host_header(value: str) -> tuple[str, int | None]:
+    """Split a ``Host`` field value into ``(host, port)``, checking RFC 9110 §7.2 / RFC 3986 §3.2.
+
+    ``host`` keeps an IPv6 literal's brackets off (``"::1"``); ``port`` is ``None`` when absent
+    or empty (``"localhost:"`` is allowed by the grammar). Raises ``ValueError`` naming the
+    problem for anything else: an empty host, userinfo, a path, spaces, a bad IP literal, a
+    non-numeric port or one above 65535.
+    """
+    if value.startswith("["):
+        end = value.find("]")
+        if end < 0:
+            raise ValueError("unclosed IPv6 literal")
+        literal, rest = value[1:end], value[end + 1 :]
+        if not _IPV_FUTURE.fullmatch(literal):
+            try:
+                ipaddress.IPv6Address(literal)
+            except ValueError:
+                raise ValueError(f"{literal!r} is not an IPv6 address") from None
+            if "%" in literal:
+                raise ValueError("zone identifiers are not allowed in Host")
+        host = literal
+    else:
+        host, colon, port_text = value.partition(":")
+        rest = colon + port_text
+        if not _REG_NAME.fullmatch(host):
+            raise ValueError(f"{host!r} is not a host name or IPv4 address")
+    if not rest:
+        return host, None
+    if not rest.startswith(":") or not rest[1:].isascii() or not (rest[1:].isdigit() or rest == ":"):
+        raise ValueError(f"{rest!r} is not a port")
+    if rest == ":":
+        return host, None
+    port = int(rest[1:])
+    if port > 65535:
+        raise ValueError(f"port {port} is out of range")
+    return host, port
 
 
 def parse_bind(spec: str) -> tuple[str, int]:
@@ -117,7 +171,8 @@ class HttpGuard:
             await self.app(scope, receive, send)
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        refusal = self._check(headers)
+        hosts = [v for k, v in scope["headers"] if k.lower() == b"host"]
+        refusal = self._check_host_syntax(hosts) or self._check(headers)
         if refusal is not None:
             status, text, extra = refusal
             logger.warning(
@@ -127,6 +182,20 @@ class HttpGuard:
             return
         await self.app(scope, receive, send)
 
+    @staticmethod
+    def _check_host_syntax(hosts: list[bytes]) -> tuple[int, str, dict[str, str]] | None:
+        """400 unless there is exactly one well-formed ``Host`` (RFC 9112 §3.2)."""
+        if not hosts:
+            return 400, "missing Host header", {}
+        if len(hosts) > 1:
+            return 400, "more than one Host header", {}
+        value = hosts[0].decode("latin-1")
+        try:
+            parse_host_header(value)
+        except ValueError as err:
+            return 400, f"malformed Host header {value!r}: {err}", {}
+        return None
+
     def _check(self, headers: dict[str, str]) -> tuple[int, str, dict[str, str]] | None:
         origin = headers.get("origin")
         if origin is not None and origin != "null" and not self._origin_ok(origin):
@@ -135,7 +204,7 @@ class HttpGuard:
             return 403, "Origin 'null' is not allowed", {}
         if self.options.loopback:
             host = headers.get("host", "")
-            hostname = urlsplit(f"//{host}").hostname or ""
+            hostname, _ = parse_host_header(host)
             if not is_loopback_host(hostname):
                 return 421, f"Host {host!r} is not a loopback name", {}
         if self.options.token is not None:
@@ -154,11 +223,12 @@ async def serve_http(server: Server[Any], options: HttpOptions) -> None:
     app = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         host=options.host,
+        max_request_body_size=max_message_bytes(),
         # Host/Origin checks are HttpGuard's (precise URL parsing, remote binds); the SDK keeps its
         # Content-Type check.
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )
-    guarded = HttpGuard(app, options)
+    guarded = HttpGuard(McpExchange(app, MCP_PATH), options)
     family = socket.AF_INET6 if ":" in options.host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

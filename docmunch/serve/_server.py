@@ -3,7 +3,9 @@
 Built on the SDK's low-level ``mcp.server.lowlevel.Server`` (not ``MCPServer``/FastMCP) so the
 schemas, annotations, ``_meta``, ``isError`` results and progress notifications are exactly
 ours. Every tool call runs in a worker thread (``anyio.to_thread.run_sync``) so a long index
-run never stops other requests from being answered.
+run never stops other requests from being answered, once its turn in the per-repo
+:class:`~docmunch.serve._order.CallOrder` has come (a read of a repo waits for earlier writes
+of it). Error texts pass through :func:`~docmunch.serve._hints.for_agent`.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from docmunch import __version__
 from docmunch.errors import DocmunchError
 from docmunch.serve._context import ProgressFn, ToolContext, ToolOutput
 from docmunch.serve._handlers import HANDLERS
+from docmunch.serve._hints import for_agent
+from docmunch.serve._order import CallOrder
 from docmunch.serve._tools import INSTRUCTIONS, TOOLS, tool_by_name
 
 __all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "build_server", "max_response_bytes"]
@@ -121,7 +125,7 @@ def _error_result(message: str, started: float, total_saved: int | None) -> type
         "tokens_saved": 0,
         "total_tokens_saved": total_saved,
     }
-    return types.CallToolResult(
+    return types.CallToolResult(  # type: ignore[call-arg]  # `meta` populates the `_meta` alias
         content=[types.TextContent(type="text", text=message)], is_error=True, meta=meta
     )
 
@@ -134,8 +138,22 @@ def _validation_message(name: str, errors: list[jsonschema.ValidationError]) -> 
     return f"invalid arguments for {name}: " + "; ".join(parts) + " (tools/list shows the schema)"
 
 
-def build_server(tool_ctx: ToolContext) -> Server[Any]:
-    """The low-level SDK ``Server`` serving every tool of ``_tools.TOOLS`` over ``tool_ctx``."""
+def _agent_errors(payload: dict[str, Any]) -> None:
+    """Rewrite CLI hints in an index report's per-file ``errors`` (in place) for the agent."""
+    errors = payload.get("errors")
+    if isinstance(errors, list):
+        for entry in errors:
+            if isinstance(entry, dict) and isinstance(entry.get("error"), str):
+                entry["error"] = for_agent(entry["error"])
+
+
+def build_server(tool_ctx: ToolContext, order: CallOrder | None = None) -> Server[Any]:
+    """The low-level SDK ``Server`` serving every tool of ``_tools.TOOLS`` over ``tool_ctx``.
+
+    ``order`` orders calls per repo (the stdio transport admits requests to the same object as
+    it reads them); a fresh one is used when omitted.
+    """
+    order = order if order is not None else CallOrder()
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -164,6 +182,7 @@ def build_server(tool_ctx: ToolContext) -> Server[Any]:
 
         def work() -> tuple[ToolOutput, dict[str, Any], int | None]:
             output = handler(tool_ctx, args, progress)
+            _agent_errors(output.payload)
             payload = apply_ceiling(output, limit)
             try:
                 total = tool_ctx.count_tokens_saved(output.tokens_saved)
@@ -173,13 +192,14 @@ def build_server(tool_ctx: ToolContext) -> Server[Any]:
             return output, payload, total
 
         try:
-            if name in _INLINE_TOOLS and tool_ctx.warm:
-                output, payload, total = work()  # sub-millisecond reads: no thread hop
-            else:
-                output, payload, total = await anyio.to_thread.run_sync(work)
+            async with order.turn(ctx.request_id, name, args):
+                if name in _INLINE_TOOLS and tool_ctx.warm:
+                    output, payload, total = work()  # sub-millisecond reads: no thread hop
+                else:
+                    output, payload, total = await anyio.to_thread.run_sync(work)
         except DocmunchError as err:
             logger.info("%s: %s", name, err)
-            return _error_result(str(err), started, tool_ctx.peek_tokens_saved())
+            return _error_result(for_agent(str(err)), started, tool_ctx.peek_tokens_saved())
         except Exception as err:
             logger.exception("internal error in tool %s", name)
             return _error_result(
@@ -196,7 +216,7 @@ def build_server(tool_ctx: ToolContext) -> Server[Any]:
         }
         if payload is not output.payload:
             meta["truncated"] = True  # the response ceiling cut this result
-        return types.CallToolResult(
+        return types.CallToolResult(  # type: ignore[call-arg]  # `meta` populates the `_meta` alias
             content=[types.TextContent(type="text", text=_dumps(payload))],
             structured_content=payload,
             meta=meta,

@@ -11,10 +11,15 @@ How it works (POSIX; Windows takes the same path through the CRT descriptors):
    as strict UTF-8 itself, so the locale and ``PYTHONIOENCODING`` never matter; replies are
    encoded as UTF-8 bytes and written to the wire under one lock (one ``write`` per line, so
    frames never interleave).
-3. A line that is not UTF-8 or not JSON gets a JSON-RPC ``-32700 Parse error``; JSON that is not
-   a JSON-RPC message gets ``-32600 Invalid Request`` (``id`` null unless one could be read,
-   per JSON-RPC 2.0 §5.1); blank lines are ignored; the session goes on in every case. A line
-   longer than :data:`MAX_LINE_BYTES` is discarded up to its newline with ``-32700``.
+3. Every line goes through :func:`docmunch.serve._jsonrpc.decode_message` (size, depth,
+   UTF-8, surrogates, JSON-RPC shape). A line it rejects gets a JSON-RPC ``-32700 Parse
+   error`` or ``-32600 Invalid Request`` (``id`` null unless a usable one could be read, per
+   JSON-RPC 2.0 §5.1); blank lines are ignored; the session goes on in every case. A line
+   longer than the message limit is discarded up to its newline, never buffered whole.
+4. Each request is admitted to the :class:`~docmunch.serve._order.CallOrder` as it is read,
+   and released when its reply is written, so calls on one repo keep their arrival order.
+5. A reply the SDK cannot serialise (a lone surrogate from an undecodable file name) is sent
+   with those characters replaced by U+FFFD rather than lost.
 
 The SDK's own ``mcp.server.stdio.stdio_server`` does step 1 too, but it decodes with
 ``errors="replace"`` and drops unparsable lines with a debug log only, so a client never
@@ -27,6 +32,7 @@ import io
 import json
 import logging
 import os
+import re
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
@@ -38,20 +44,25 @@ import anyio.to_thread
 import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import SessionMessage
-from pydantic import ValidationError
 
-__all__ = ["MAX_LINE_BYTES", "StdioClaim", "claim_stdio", "stdio_transport"]
+from docmunch.serve._jsonrpc import (
+    INTERNAL_ERROR,
+    Rejection,
+    decode_message,
+    json_max_depth,
+    max_message_bytes,
+    too_large,
+)
+from docmunch.serve._order import CallOrder
+
+__all__ = ["StdioClaim", "claim_stdio", "stdio_transport"]
 
 logger = logging.getLogger("docmunch.serve")
-
-MAX_LINE_BYTES = 64 * 2**20
-"""Longest accepted JSON-RPC line (64 MiB); longer ones are discarded with a parse error."""
 
 EOF_GRACE_S = 120.0
 """After stdin EOF, how long (seconds) requests already read may still run and be answered."""
 
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,35 +128,15 @@ def claim_stdio() -> StdioClaim:
     return StdioClaim(wire_in=wire_in, wire_out=wire_out, saved_stdout=saved_stdout, saved_stdin=saved_stdin)
 
 
-def _error_line(code: int, message: str, request_id: Any = None) -> bytes:
-    body = {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
-
-
-def _parse_line(raw: bytes) -> SessionMessage | bytes | None:
-    """One stdin line → a message to dispatch, an error line to send back, or ``None`` (blank)."""
+def _frame(message: types.JSONRPCMessage) -> bytes:
+    """One outgoing message as a UTF-8 line; lone surrogates become U+FFFD instead of failing."""
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        logger.warning("stdin: line is not UTF-8 (byte %d); answered with a parse error", err.start)
-        return _error_line(PARSE_ERROR, f"Parse error: line is not valid UTF-8 (byte {err.start})")
-    text = text.strip()
-    if not text:
-        return None
-    try:
-        obj = json.loads(text)
-    except ValueError as err:
-        logger.warning("stdin: unparsable JSON line (%s); answered with a parse error", err)
-        return _error_line(PARSE_ERROR, f"Parse error: {err}")
-    try:
-        message = types.jsonrpc_message_adapter.validate_python(obj, by_name=False)
-    except ValidationError:
-        request_id = obj.get("id") if isinstance(obj, dict) else None
-        if isinstance(request_id, bool) or not isinstance(request_id, (str, int)):
-            request_id = None
-        logger.warning("stdin: JSON is not a JSON-RPC 2.0 message; answered with invalid request")
-        return _error_line(INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message", request_id)
-    return SessionMessage(message)
+        return message.model_dump_json(by_alias=True, exclude_unset=True).encode("utf-8") + b"\n"
+    except (ValueError, UnicodeError):  # pydantic's serialisation error is a ValueError
+        logger.warning("outgoing message holds text that is not Unicode; sent with U+FFFD replacements")
+        data = message.model_dump(mode="python", by_alias=True, exclude_unset=True)
+        text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str)
+        return _SURROGATE.sub("\ufffd", text).encode("utf-8") + b"\n"
 
 
 class _Wire:
@@ -156,7 +147,8 @@ class _Wire:
     pipes cannot be polled, so there each read and write runs in a worker thread.
     """
 
-    def __init__(self, claim: StdioClaim) -> None:
+    def __init__(self, claim: StdioClaim, max_line_bytes: int) -> None:
+        self._max = max_line_bytes
         self._in_fd = claim.wire_in
         self._out_fd = claim.wire_out
         self._lock = anyio.Lock()
@@ -202,8 +194,8 @@ class _Wire:
             if newline >= 0:
                 line = bytes(self._buffer[: newline + 1])
                 del self._buffer[: newline + 1]
-                return line if len(line) <= MAX_LINE_BYTES else _OVERSIZE
-            if len(self._buffer) > MAX_LINE_BYTES:  # drop the oversize line up to its newline
+                return line if len(line) <= self._max else _OVERSIZE
+            if len(self._buffer) > self._max:  # drop the oversize line up to its newline
                 self._buffer.clear()
                 while not self._eof:
                     await fill()
@@ -249,21 +241,24 @@ class _Wire:
 
 
 _OVERSIZE = b"\x00oversize"
-"""Sentinel returned by ``_Wire.read_line`` for a line longer than ``MAX_LINE_BYTES``."""
+"""Sentinel returned by ``_Wire.read_line`` for a line longer than its limit."""
 
 
 @asynccontextmanager
 async def stdio_transport(
     claim: StdioClaim,
+    order: CallOrder | None = None,
 ) -> AsyncIterator[
     tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
 ]:
     """Yield ``(read_stream, write_stream)`` for ``Server.run`` over the claimed descriptors.
 
     The read stream ends at stdin EOF, once the requests already read are answered (at most
-    :data:`EOF_GRACE_S` later), which ends the server loop.
+    :data:`EOF_GRACE_S` later), which ends the server loop. ``order`` (the server's
+    :class:`CallOrder`) is told of each request as it is read and of each reply as it is sent.
     """
-    wire = _Wire(claim)
+    limit, max_depth = max_message_bytes(), json_max_depth()
+    wire = _Wire(claim, limit + 2)  # the line ending (CRLF at most) does not count
     read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](16)
     write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](16)
     # Requests read but not yet answered: at stdin EOF the read stream stays open until they are
@@ -287,18 +282,25 @@ async def stdio_transport(
                             await answered.wait()
                     return
                 if raw is _OVERSIZE:
-                    logger.warning("stdin: line longer than %d bytes discarded", MAX_LINE_BYTES)
-                    await wire.write_line(_error_line(PARSE_ERROR, "Parse error: line too long"))
+                    logger.warning("stdin: line longer than %d bytes discarded", limit)
+                    await wire.write_line(too_large(None, limit).to_line())
                     continue
-                parsed = _parse_line(raw)
-                if isinstance(parsed, bytes):
-                    await wire.write_line(parsed)
+                try:
+                    parsed = decode_message(raw, limit=limit, max_depth=max_depth)
+                except Exception:  # decode_message never raises by contract; keep serving if it does
+                    logger.exception("stdin: could not check a line")
+                    parsed = Rejection(INTERNAL_ERROR, "Internal error: the message could not be read")
+                if isinstance(parsed, Rejection):
+                    logger.warning("stdin: %s (answered with %d)", parsed.message, parsed.code)
+                    await wire.write_line(parsed.to_line())
                 elif parsed is not None:
                     if logger.isEnabledFor(logging.DEBUG):
                         logger.debug("<- %s", raw[:500].decode("utf-8", "replace").rstrip())
-                    if isinstance(parsed.message, types.JSONRPCRequest):
-                        pending.add(parsed.message.id)
-                    await read_send.send(parsed)
+                    if isinstance(parsed, types.JSONRPCRequest):
+                        pending.add(parsed.id)
+                        if order is not None:
+                            order.admit(parsed.id, parsed.method, parsed.params)
+                    await read_send.send(SessionMessage(parsed))
 
     writer_done = anyio.Event()
 
@@ -312,19 +314,22 @@ async def stdio_transport(
         nonlocal answered
         async with write_recv:
             async for session_message in write_recv:
-                text = session_message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                message = session_message.message
+                data = _frame(message)
                 if logger.isEnabledFor(logging.DEBUG):
-                    logger.debug("-> %s", text[:500])
+                    logger.debug("-> %s", data[:500].decode("utf-8", "replace").rstrip())
                 try:
-                    await wire.write_line(text.encode("utf-8") + b"\n")
+                    await wire.write_line(data)
                 except OSError as err:  # client went away (EPIPE)
                     logger.info("stdout write failed (%s); stopping", err)
                     return
-                message = session_message.message
-                if isinstance(message, types.JSONRPCResponse | types.JSONRPCError) and message.id in pending:
-                    pending.discard(message.id)
-                    answered.set()
-                    answered = anyio.Event()
+                if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
+                    if order is not None:
+                        order.finish(message.id)
+                    if message.id in pending:
+                        pending.discard(message.id)
+                        answered.set()
+                        answered = anyio.Event()
 
     async with anyio.create_task_group() as tg:
         tg.start_soon(reader)

@@ -100,11 +100,15 @@ def test_index_search_toc_section_list_json(
         "content_hash",
         "content",
         "verified",
+        "checked",
     }
     original = (docs / "guide.md").read_bytes()
     assert section["content"].encode() == original[section["byte_start"] : section["byte_end"]]
     assert section["verified"] is True
-    assert run_json(capsys, "section", "mydocs", top["id"])["verified"] is None
+    assert [(c["where"], c["ok"]) for c in section["checked"]] == [("cache", True), ("original", True)]
+    assert section["checked"][1]["path"] == str((docs / "guide.md").resolve())
+    unverified = run_json(capsys, "section", "mydocs", top["id"])
+    assert unverified["verified"] is None and "checked" not in unverified
 
     repos = run_json(capsys, "list")["repos"]
     assert [(r["repo"], r["docs"], r["sections"]) for r in repos] == [("mydocs", 2, 3)]

@@ -7,7 +7,8 @@ import os
 import socket
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -113,10 +114,15 @@ def free_port() -> int:
 
 
 @asynccontextmanager
-async def connect(home: Path, mode: str = "legacy", **env: str) -> AsyncIterator[Client]:
-    """The SDK's stdio client connected to a fresh ``docmunch serve`` over ``home``."""
+async def connect(
+    home: Path, mode: str = "legacy", *, serve_args: tuple[str, ...] = (), **env: str
+) -> AsyncIterator[Client]:
+    """The SDK's stdio client connected to a fresh ``docmunch serve [serve_args]`` over ``home``."""
     params = StdioServerParameters(
-        command=SERVE_CMD[0], args=SERVE_CMD[1:], env=server_env(home, **env), cwd=str(REPO_ROOT)
+        command=SERVE_CMD[0],
+        args=[*SERVE_CMD[1:], *serve_args],
+        env=server_env(home, **env),
+        cwd=str(REPO_ROOT),
     )
     async with Client(params, mode=mode) as client:
         yield client
@@ -125,3 +131,51 @@ async def connect(home: Path, mode: str = "legacy", **env: str) -> AsyncIterator
 def text_of(result: Any) -> str:
     """The text blocks of a tool result, joined."""
     return "".join(block.text for block in result.content if block.type == "text")
+
+
+def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 30) -> None:
+    """Wait until ``proc`` listens on 127.0.0.1:``port`` (fails the test if it exits first)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"server exited early: {proc.stderr.read().decode() if proc.stderr else ''}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.1)
+    pytest.fail(f"server did not listen on {port}")
+
+
+def start_serve(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """A ``docmunch serve ARGS`` process (stdin closed, stdout/stderr piped)."""
+    return subprocess.Popen(
+        [*SERVE_CMD, *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        cwd=REPO_ROOT,
+    )
+
+
+def stop_serve(proc: subprocess.Popen[bytes]) -> tuple[bytes, bytes]:
+    """Terminate a server started by :func:`start_serve`; its (stdout, stderr)."""
+    proc.terminate()
+    try:
+        out, err = proc.communicate(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+    return out, err
+
+
+@pytest.fixture
+def loopback_server(tmp_path: Path) -> Iterator[str]:
+    """URL of the MCP endpoint of a real ``serve --http 127.0.0.1:PORT`` process."""
+    port = free_port()
+    proc = start_serve(["--http", f"127.0.0.1:{port}"], server_env(tmp_path / "home"))
+    wait_for_port(port, proc)
+    yield f"http://127.0.0.1:{port}/mcp"
+    out, _ = stop_serve(proc)
+    assert out == b""  # HTTP mode writes nothing to stdout either

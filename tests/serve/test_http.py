@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import socket
 import subprocess
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -15,7 +12,15 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.serve.conftest import REPO_ROOT, SERVE_CMD, free_port, server_env
+from tests.serve.conftest import (
+    REPO_ROOT,
+    SERVE_CMD,
+    free_port,
+    server_env,
+    start_serve,
+    stop_serve,
+    wait_for_port,
+)
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -30,50 +35,6 @@ INIT_BODY = {
     },
 }
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-
-
-def _wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"server exited early: {proc.stderr.read().decode() if proc.stderr else ''}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.1)
-    pytest.fail(f"server did not listen on {port}")
-
-
-def _start(args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [*SERVE_CMD, *args],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-        cwd=REPO_ROOT,
-    )
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> tuple[bytes, bytes]:
-    proc.terminate()
-    try:
-        out, err = proc.communicate(timeout=15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, err = proc.communicate()
-    return out, err
-
-
-@pytest.fixture
-def loopback_server(tmp_path: Path) -> Iterator[str]:
-    port = free_port()
-    proc = _start(["--http", f"127.0.0.1:{port}"], server_env(tmp_path / "home"))
-    _wait_for_port(port, proc)
-    yield f"http://127.0.0.1:{port}/mcp"
-    out, _ = _stop(proc)
-    assert out == b""  # HTTP mode writes nothing to stdout either
 
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
@@ -131,11 +92,11 @@ def test_non_loopback_bind_needs_allow_remote_and_token(tmp_path: Path) -> None:
 def test_remote_bind_with_token_requires_bearer(tmp_path: Path) -> None:
     port = free_port()
     token = "s3cret-token-for-tests"
-    proc = _start(
+    proc = start_serve(
         ["--http", f"0.0.0.0:{port}", "--allow-remote"], server_env(tmp_path / "home", DOCMUNCH_TOKEN=token)
     )
     try:
-        _wait_for_port(port, proc)
+        wait_for_port(port, proc)
         url = f"http://127.0.0.1:{port}/mcp"
         with httpx.Client(timeout=10) as http:
             assert http.post(url, json=INIT_BODY, headers=MCP_HEADERS).status_code == 401
@@ -151,4 +112,4 @@ def test_remote_bind_with_token_requires_bearer(tmp_path: Path) -> None:
 
         anyio.run(scenario)
     finally:
-        _stop(proc)
+        stop_serve(proc)

@@ -225,32 +225,6 @@ def test_paging_and_response_ceiling(rust_home: Path) -> None:
     anyio.run(scenario)
 
 
-def test_other_calls_are_answered_while_indexing(tmp_path: Path, fixtures_dir: Path) -> None:
-    corpus = fixtures_dir / "corpora" / "rust-book"
-    order: list[str] = []
-
-    async def scenario() -> None:
-        async with connect(tmp_path / "home") as client:
-            started = anyio.Event()
-
-            async def on_progress(done: float, total: float | None, message: str | None) -> None:
-                started.set()
-
-            async def index() -> None:
-                await client.call_tool("index_local", {"path": str(corpus)}, progress_callback=on_progress)
-                order.append("index")
-
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(index)
-                await started.wait()
-                listed = await client.call_tool("list_repos", {})
-                assert not listed.is_error
-                order.append("list_repos")
-
-    anyio.run(scenario)
-    assert order == ["list_repos", "index"]
-
-
 def test_unicode_arguments_round_trip(rust_home: Path) -> None:
     async def scenario() -> None:
         async with connect(rust_home, PYTHONIOENCODING="cp1252") as client:

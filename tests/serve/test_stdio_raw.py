@@ -68,7 +68,7 @@ def test_malformed_lines_between_valid_messages(tmp_path: Path) -> None:
     assert len(answers[2]["result"]["tools"]) == 15
     assert answers[3]["error"]["code"] == -32601
     assert answers["final"]["result"] == {}
-    assert "not a JSON-RPC 2.0 message" in stderr
+    assert "Invalid Request" in stderr and "Parse error" in stderr
 
 
 def test_invalid_utf8_lines_get_parse_errors(tmp_path: Path) -> None:
@@ -90,7 +90,7 @@ def test_invalid_utf8_lines_get_parse_errors(tmp_path: Path) -> None:
     assert 5 not in answers  # the bad frame was refused, not half-decoded
     assert answers[6]["result"] == {}
     assert answers["final"]["result"] == {}
-    assert "not UTF-8" in stderr
+    assert "not valid UTF-8" in stderr
 
 
 STRINGS = ["文档搜索", "🦀🚀✨", "Документация", "ドキュメント 한국어 Ελληνικά"]

@@ -65,6 +65,23 @@ def test_ssrf_guard_holds_without_operator_opt_in(tmp_path: Path, site: str) -> 
         async with connect(tmp_path / "home") as client:
             refused = await client.call_tool("extract_url", {"url": f"{site}/guide"})
             assert refused.is_error and "Traceback" not in text_of(refused)
+            message = text_of(refused)
+            # the hint names the server setting, not a CLI flag the agent cannot pass
+            assert "DOCMUNCH_ALLOW_PRIVATE=1" in message and "docmunch serve --allow-private" in message
+            assert "use --allow-private" not in message
+            report = await client.call_tool("index_url", {"url": f"{site}/guide", "name": "w"})
+            assert report.is_error or report.structured_content["errors"], text_of(report)
+            assert "DOCMUNCH_ALLOW_PRIVATE=1" in text_of(report)
+
+    anyio.run(scenario)
+
+
+def test_serve_allow_private_lifts_the_guard(tmp_path: Path, site: str) -> None:
+    async def scenario() -> None:
+        async with connect(tmp_path / "home", serve_args=("--allow-private",)) as client:
+            extracted = await client.call_tool("extract_url", {"url": f"{site}/guide"})
+            assert not extracted.is_error, text_of(extracted)
+            assert "Installing widgets" in extracted.structured_content["markdown"]
 
     anyio.run(scenario)
 

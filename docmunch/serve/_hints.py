@@ -1,0 +1,51 @@
+"""Error texts for the agent: CLI flag hints rewritten as what helps over MCP.
+
+The core's messages are written for the terminal (``use --allow-private``, ``pass --password``),
+but an agent can pass no CLI flag. :func:`for_agent` rewrites those hints, in tool errors and in
+the per-file ``errors`` of index reports, to name the tool argument or server setting that helps:
+
+=====================  ==========================================================================
+CLI hint               over MCP
+=====================  ==========================================================================
+``--allow-private``    a **server setting**, not a tool argument: ``docmunch serve
+                       --allow-private`` or ``DOCMUNCH_ALLOW_PRIVATE=1`` in the server's
+                       environment. Deliberately so: an agent reading untrusted pages must not
+                       be able to lift the SSRF guard and probe the user's network by itself.
+``--password``         index the file once from a terminal (``docmunch index PATH --password
+                       PW``); tools take no passwords, which would land in the agent's transcript.
+=====================  ==========================================================================
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["ALLOW_PRIVATE_HINT", "PASSWORD_HINT", "for_agent"]
+
+ALLOW_PRIVATE_HINT = (
+    "this server refuses private and loopback addresses; to allow them, restart it with "
+    "`docmunch serve --allow-private` or DOCMUNCH_ALLOW_PRIVATE=1 in its environment (the MCP "
+    "client's server configuration) — there is no tool argument for it"
+)
+"""What replaces ``use --allow-private …`` in messages sent to the agent."""
+
+PASSWORD_HINT = (
+    "encrypted files cannot be opened over MCP; index it once from a terminal with "
+    "`docmunch index PATH --password PW`"
+)
+"""What replaces ``pass --password`` in messages sent to the agent."""
+
+_REWRITES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\buse --allow-private\b[^;)]*"), ALLOW_PRIVATE_HINT),
+    (re.compile(r"\bpass --password\b"), PASSWORD_HINT),
+    (re.compile(r"\(--password\)"), f"({PASSWORD_HINT})"),
+)
+
+
+def for_agent(message: str) -> str:
+    """``message`` with every CLI-only hint replaced by its MCP equivalent (unchanged otherwise)."""
+    if "--" not in message:
+        return message
+    for pattern, replacement in _REWRITES:
+        message = pattern.sub(replacement, message)
+    return message
