@@ -14,9 +14,11 @@ points, y up):
   least :data:`MIN_BODY_CHARS` characters.
 * **In the margin bands** (the top and bottom :data:`MARGIN_SHARE` of the page's media box):
   the same text once every digit run counts as one digit (page numbers ``47698``/``47699``,
-  ``Page 3 of 10``, ``PO 00000 Frm 00003``) at that height; then a band line whose text
-  contains such a repeated text (pdfium joined two footer fields into one segment on one
-  page) is furniture too.
+  ``Page 3 of 10``, ``PO 00000 Frm 00003``) at that height; then any line of the same band
+  (top or bottom) with that text, or containing it when it has words, is furniture too, at any
+  height —
+  a cover page sets its header a few points higher, pdfium joins two footer fields into one
+  segment on one page.
 
 Furniture lines leave the rendition's text (so search never sees them) but stay addressable:
 each becomes a zero-length ``"furniture"`` block at its page with its box, text and role
@@ -93,16 +95,17 @@ def find_furniture(pages: Sequence[Sequence[Line]], boxes: Sequence[Box]) -> lis
         for cluster in _clusters(group, needed):
             for p, i, _y in cluster:
                 found[p].setdefault(i, "watermark")
-    repeated: list[tuple[str, float]] = []
+    repeated: list[tuple[str, bool]] = []  # (key, in the top band)
     for key, group in numbered.items():
         for cluster in _clusters(group, needed):
-            repeated.append((key, sum(y for _p, _i, y in cluster) / len(cluster)))
+            repeated.append((key, cluster[0][2] > _middle(boxes[cluster[0][0]])))
             for p, i, _y in cluster:
                 found[p][i] = "margin"
     if repeated:
         for key, group in numbered.items():
             for p, i, y in group:
-                if i not in found[p] and any(k in key and abs(y - ky) <= Y_TOLERANCE for k, ky in repeated):
+                top = y > _middle(boxes[p])
+                if i not in found[p] and any(_covers(k, key) and top == k_top for k, k_top in repeated):
                     found[p][i] = "margin"
     out: list[list[Furniture]] = []
     for p, (lines, box) in enumerate(zip(pages, boxes, strict=True)):
@@ -121,6 +124,18 @@ def _alone(lines: Sequence[Line], i: int) -> bool:
         if other.box[1] - box[3] < reach and box[1] - other.box[3] < reach:
             return False
     return True
+
+
+def _covers(repeated: str, key: str) -> bool:
+    """``key`` is the repeated text, or holds it when that has words (a bare page number
+    must match whole: every line with a digit would hold "0")."""
+    if repeated == key:
+        return True
+    return sum(ch.isalpha() for ch in repeated) >= 3 and repeated in key
+
+
+def _middle(page: Box) -> float:
+    return (page[1] + page[3]) / 2
 
 
 def _in_margin(line: Box, page: Box) -> bool:
