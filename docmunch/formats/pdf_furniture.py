@@ -79,7 +79,7 @@ def find_furniture(pages: Sequence[Sequence[Line]], boxes: Sequence[Box]) -> lis
     if len(pages) < MIN_PAGES:
         return [[] for _ in pages]
     needed = max(MIN_PAGES, math.ceil(PAGE_SHARE * len(pages)))
-    exact: dict[str, list[tuple[int, int, float]]] = defaultdict(list)
+    exact: dict[str, list[tuple[int, int, float, bool]]] = defaultdict(list)
     numbered: dict[str, list[tuple[int, int, float]]] = defaultdict(list)
     for p, (lines, box) in enumerate(zip(pages, boxes, strict=True)):
         for i, line in enumerate(lines):
@@ -87,11 +87,15 @@ def find_furniture(pages: Sequence[Sequence[Line]], boxes: Sequence[Box]) -> lis
             if not any(ch.isalnum() for ch in key):
                 continue
             margin = _in_margin(line.box, box)
-            if margin or (len(key) >= MIN_BODY_CHARS and _alone(lines, i)):
-                exact[key].append((p, i, cy(line.box)))
+            if margin or len(key) >= MIN_BODY_CHARS:
+                exact[key].append((p, i, cy(line.box), margin))
             if margin:
                 numbered[_DIGITS.sub("0", key)].append((p, i, cy(line.box)))
-    for group in exact.values():
+    for members in exact.values():
+        if len({m[0] for m in members}) < needed:
+            continue
+        # the (quadratic) stand-alone test only for texts that repeat often enough
+        group = [(p, i, y) for p, i, y, margin in members if margin or _alone(pages[p], i)]
         for cluster in _clusters(group, needed):
             for p, i, _y in cluster:
                 found[p].setdefault(i, "watermark")

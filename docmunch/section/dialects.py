@@ -32,6 +32,7 @@ import re
 from bisect import bisect_right
 from collections import Counter
 from dataclasses import dataclass
+from itertools import accumulate
 
 from docmunch.section.templates import Tag, has_tags, iter_tags
 
@@ -58,6 +59,7 @@ _COMMENT_OPEN = re.compile(r"^ {0,3}<!--")
 _ADMONITION = re.compile(r"^(?:!!!|\?\?\?\+?)[ \t]+\S")
 _DIRECTIVE_OPEN = re.compile(r"^ {0,3}(:{3,})[ \t]*[A-Za-z{]")
 _DIRECTIVE_CLOSE = re.compile(r"^ {0,3}(:{3,})[ \t]*$")
+_MARKERS = re.compile(r"^(?:!!!|\?\?\?| {0,3}:::)", re.MULTILINE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +89,10 @@ def parse_view(text: str) -> ParseView:
     if not (has_tags(text) or "!!!" in text or "???" in text or ":::" in text):
         return ParseView(text)
     lines = text.split("\n")
-    masker = _Masker(lines, _line_tags(text, lines))
+    tags = _line_tags(text, lines)
+    if not any(t.closing for run in tags.values() for t in run) and not _MARKERS.search(text):
+        return ParseView(text)  # no template block, admonition or directive: nothing to mask
+    masker = _Masker(lines, tags)
     masker.run()
     view = "\n".join(masker.lines)
     return ParseView(view, tuple(masker.containers))
@@ -96,9 +101,7 @@ def parse_view(text: str) -> ParseView:
 def _line_tags(text: str, lines: list[str]) -> dict[int, list[Tag]]:
     """Tags standing alone on their lines (runs of tags on one line separated by spaces only; a
     tag may itself span lines), keyed by the line where the run starts."""
-    starts = [0]
-    for line in lines[:-1]:
-        starts.append(starts[-1] + len(line) + 1)
+    starts = [0, *accumulate(len(line) + 1 for line in lines[:-1])]
     out: dict[int, list[Tag]] = {}
     run: list[Tag] = []
 
