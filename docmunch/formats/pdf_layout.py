@@ -13,7 +13,10 @@ Steps (one page at a time):
    synthetic spaces/line breaks) are kept only as word/line separators. An overprinted copy —
    the same character drawn again within 15 % of its size of an earlier one among the last
    eight, the "fake bold" trick — is dropped. Rotated characters (text matrix skewed by more
-   than ~11°: arXiv margin stamps, axis labels) are skipped.
+   than ~11°: arXiv margin stamps, axis labels) are skipped. Code points are repaired by
+   :func:`docmunch.formats.pdf_text.repair_char` (ligatures, symbol-font glyphs, unmapped
+   glyphs, line-end hyphen marks); a page whose one-call text leaves out unmapped glyphs is
+   read character by character so that text and boxes stay aligned.
 2. **Lines** (:func:`page_lines`): consecutive characters whose vertical centres (of the loose,
    font-height box) lie within half a font size form a line; a jump back in x, a pdfium line
    break, or a horizontal gap wider than 1.2 font sizes starts a new line segment (so a row

@@ -19,22 +19,26 @@ Rules decided here:
 * **Preamble.** A level-0 section (slug ``_preamble``) exists only when there is non-blank
   text between the lead-in and the first heading. Its title is the document title, else the
   file name; its ``line`` is the 0-based line where it starts.
-* **Which headings start sections.** Only headings at the document's top nesting level:
-  a heading inside a blockquote or list item is quoted/list content and stays in the body
-  of the enclosing section (GitHub renders it as a heading, but it is not part of the
-  document outline). Everything else is decided by the CommonMark parser: ATX headings
-  indented 1–3 spaces count; ``#`` lines in fences (any length, any info string), indented
-  code, list-item fences and HTML blocks (including ``<!-- -->`` comments) do not; ``---``
-  under a paragraph is a setext underline but after a list item, blockquote or fence is a
-  thematic break. A setext heading's section starts at its first text line.
+* **Which headings start sections** (see :mod:`.outline`): only headings at the document's top
+  nesting level, found on the dialect parse view (:mod:`.dialects`: template code blocks,
+  admonitions and containers masked, same lines): a heading inside a blockquote, list item,
+  admonition or tab/callout template block is content and stays in the body of the enclosing
+  section. ``<h1>``–``<h6>`` in top-level HTML blocks start sections too (:mod:`.html_headings`).
+  Everything else is decided by the CommonMark parser: ATX headings indented 1–3 spaces count;
+  ``#`` lines in fences (any length, any info string), indented code, list-item fences and
+  HTML blocks (including ``<!-- -->`` comments) do not; ``---`` under a paragraph is a setext
+  underline but after a list item, blockquote or fence is a thematic break. A setext
+  heading's section starts at its first text line.
 * **Slugs** (see :mod:`.slug`): explicit ``{#id}`` else the GitHub slug of the title,
   de-duplicated across the whole document; an empty slug falls back to
   ``section-<n>``, n = 1-based ordinal of the heading among the document's headings (then
   de-duplicated like any slug). ``anchor`` is the explicit id, else the unique slug.
-* **Titles** are the plain text of the heading's first 2000 characters of inline source.
+* **Titles** are the plain text of the heading's first 2000 characters of inline source;
+  template tags show what they display, a tag-only heading is named from its tags'
+  arguments (:mod:`.templates`, :func:`.plain.heading_title`).
 * **Summary**: the first sentence (≤ 200 characters) of the first paragraph of the section's
   own body that has visible text, skipping code, HTML blocks/comments, tables and paragraphs
-  made only of Hugo/mdBook shortcodes.
+  made only of template tags (the text after an HTML heading in its block comes first).
 """
 
 from __future__ import annotations

@@ -119,4 +119,4 @@ def test_parse_view_keeps_every_line_and_its_length(doc: tuple[list[str], bool])
     for before, after in zip(lines, got, strict=True):
         assert len(after) == len(before) or (not before.strip() and after.strip() == ">")
     for first, last in view.containers:
-        assert 0 <= first and last < len(lines)
+        assert first >= 0 and last < len(lines)
