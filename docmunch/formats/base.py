@@ -2,10 +2,14 @@
 
 A converter turns a source (HTML page, DOCX, PDF, reStructuredText, notebook, …) into a
 :class:`Rendition`: UTF-8 Markdown bytes that the sectioner splits like any Markdown file,
-plus the :class:`Block` list that ties byte ranges of that Markdown back to positions in the
-original. The index stores the Markdown in its raw cache and the blocks in its database;
-a section's ``locator`` is built from the blocks its own byte range overlaps
-(:meth:`Rendition.locator_for`).
+plus the :class:`~docmunch.formats.blocks.Block` list that ties byte ranges of that Markdown
+back to positions in the original. The index stores the Markdown in its raw cache and the
+blocks in its database; a section's ``locator`` is built from the blocks its own byte range
+overlaps (:meth:`Rendition.locator_for`).
+
+Imports run one way: ``blocks`` ← ``locators`` ← ``base`` ← renderers. Section starts found by a
+source's own parser are :class:`~docmunch.section.model.HeadingSpec` records — the heading
+contract belongs to ``section/``, which never imports ``formats/``.
 """
 
 from __future__ import annotations
@@ -13,37 +17,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from docmunch.formats.blocks import Block
+from docmunch.formats.locators import docx_locator, pdf_locator
+from docmunch.section.model import HeadingSpec
 
-@dataclass(frozen=True, slots=True)
-class Block:
-    """One addressable unit of the original (paragraph, table row, list item, PDF line group)."""
-
-    md_start: int
-    """UTF-8 byte offset in the rendition where the block's Markdown starts (inclusive)."""
-    md_end: int
-    """UTF-8 byte offset in the rendition where it ends (exclusive)."""
-    kind: str
-    """``"paragraph"``, ``"heading"``, ``"table_row"``, ``"list_item"``, ``"lines"``, …"""
-    text: str
-    """Visible text of the block (whitespace-normalised), used for fingerprints and tests."""
-    positions: tuple[dict[str, Any], ...]
-    """Source positions, e.g. ``{"type": "paraid", ...}`` or ``{"type": "bbox", ...}``."""
-
-
-@dataclass(frozen=True, slots=True)
-class HeadingSpec:
-    """A heading found by a non-Markdown parser (reStructuredText, …) on the stored bytes."""
-
-    line: int
-    """0-based line (``\\r\\n``, ``\\r`` or ``\\n`` end a line) where the section starts."""
-    level: int
-    """Heading level 1–6 (0 only for a leading preamble)."""
-    title: str
-    """Title as inline Markdown (plain text is fine; ``{#id}`` at the end is honoured)."""
-    anchor: str | None = None
-    """The id a renderer gives the heading (URL fragment), if known."""
-    summary: str = ""
-    """First sentence or paragraph of the section body (≤ 200 characters)."""
+__all__ = ["Block", "Rendition"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,10 +69,12 @@ class Rendition:
                 anchor = None
             return {"url": f"{url}#{anchor}" if anchor else url}
         overlapping = [b for b in self.blocks if b.md_start < byte_end and b.md_end > byte_start]
-        if self.source_kind in ("docx", "pdf"):
-            from docmunch.formats import locators  # lazy: keeps this module dependency-free
-
-            build = locators.docx_locator if self.source_kind == "docx" else locators.pdf_locator
-            return build(overlapping, self.source_ref)
+        if self.source_kind == "docx":
+            return docx_locator(overlapping, self.source_ref)
+        if self.source_kind == "pdf":
+            pages = {p.get("page") for b in overlapping for p in b.positions}
+            furniture = [b for b in self.blocks if b.kind == "furniture"
+                         and any(p.get("page") in pages for p in b.positions)]
+            return pdf_locator(overlapping, self.source_ref, furniture=furniture)
         positions = [p for b in overlapping for p in b.positions]
         return {"source": self.source_ref, "positions": positions}

@@ -24,7 +24,6 @@ paragraphs, GFM tables (first row as header; merged cells padded), footnotes as 
 
 from __future__ import annotations
 
-import hashlib
 import io
 import zipfile
 from collections import Counter
@@ -48,9 +47,10 @@ from docmunch.formats.docx_xml import (
     parse_styles,
     qn,
 )
+from docmunch.formats.locators import fingerprint
 from docmunch.formats.markdown_writer import MarkdownWriter, escape_inline, escape_line_start, normalize_ws
 
-__all__ = ["fingerprint", "render_docx"]
+__all__ = ["render_docx"]
 
 MAX_EXPANDED_BYTES = 256 * 1024 * 1024
 """Refuse packages whose parts expand beyond this many bytes (zip bombs)."""
@@ -61,11 +61,6 @@ _VAL = qn("w:val")
 _PARAID = f"{{{NS['w14']}}}paraId"
 _XP_PARAGRAPHS = etree.XPath(".//w:p[not(ancestor::mc:Fallback)]", namespaces=NS)
 _XP_TEXT_BOXES = etree.XPath(".//w:txbxContent[not(ancestor::mc:Fallback)]", namespaces=NS)
-
-
-def fingerprint(text: str) -> str:
-    """16 hex digits of SHA-256 over ``normalize_ws(text)`` encoded as UTF-8."""
-    return hashlib.sha256(normalize_ws(text).encode("utf-8")).hexdigest()[:16]
 
 
 @dataclass(frozen=True, slots=True)

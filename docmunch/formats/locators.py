@@ -11,20 +11,30 @@ DOCX (blocks from :mod:`docmunch.formats.docx`)::
 PDF (blocks from :mod:`docmunch.formats.pdf`; points, origin bottom-left, y up)::
 
     {"source": "/abs/file.pdf",
-     "pages": [{"page": 3, "page_label": "iii" | null, "bbox": [x0, y0, x1, y1]}, ...],
+     "pages": [{"page": 3, "page_label": "iii" | null, "bbox": [x0, y0, x1, y1],
+                "furniture": [{"role": "header", "text": "...", "bbox": [...]}, ...]},  # if any
+               ...],
      "blocks": [<block positions>, ...]}
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from typing import Any
 
-from docmunch.formats.base import Block
+from docmunch.formats.blocks import Block
+from docmunch.formats.markdown_writer import normalize_ws
 
-__all__ = ["docx_locator", "pdf_locator"]
+__all__ = ["docx_locator", "fingerprint", "pdf_locator"]
 
 _DOC_PART = "word/document.xml"
+
+
+def fingerprint(text: str) -> str:
+    """16 hex digits of SHA-256 over ``normalize_ws(text)`` encoded as UTF-8 (the DOCX
+    ``text_fingerprint``: renderer block positions and section locators use the same one)."""
+    return hashlib.sha256(normalize_ws(text).encode("utf-8")).hexdigest()[:16]
 
 
 def docx_locator(blocks: Sequence[Block], source: str | None) -> dict[str, Any]:
@@ -35,8 +45,6 @@ def docx_locator(blocks: Sequence[Block], source: str | None) -> dict[str, Any]:
     ``paraid_end`` the last block's last (``null`` where the paragraph has none).
     ``text_fingerprint`` = 16 hex of SHA-256 over the blocks' texts joined by one space.
     """
-    from docmunch.formats.docx import fingerprint
-
     body = [
         pos
         for block in blocks
@@ -55,8 +63,16 @@ def docx_locator(blocks: Sequence[Block], source: str | None) -> dict[str, Any]:
     }
 
 
-def pdf_locator(blocks: Sequence[Block], source: str | None) -> dict[str, Any]:
-    """Locator for PDF ``blocks``: one merged bbox per page (in first-seen page order)."""
+def pdf_locator(
+    blocks: Sequence[Block], source: str | None, *, furniture: Sequence[Block] = ()
+) -> dict[str, Any]:
+    """Locator for PDF ``blocks``: one merged bbox per page (in first-seen page order).
+
+    ``furniture`` are the page-furniture blocks (running headers and footers, page numbers,
+    watermarks: text kept out of the rendition, see :mod:`docmunch.formats.pdf_furniture`) of
+    the pages the section touches; each page entry lists its own as ``"furniture": [{"role",
+    "text", "bbox"}, ...]`` so a citation can still name the printed page number or header.
+    """
     merged: dict[int, dict[str, Any]] = {}
     for block in blocks:
         for pos in block.positions:
@@ -70,6 +86,13 @@ def pdf_locator(blocks: Sequence[Block], source: str | None) -> dict[str, Any]:
                 box = entry["bbox"]
                 x0, y0, x1, y1 = pos["bbox"]
                 entry["bbox"] = [min(box[0], x0), min(box[1], y0), max(box[2], x1), max(box[3], y1)]
+    for block in furniture:
+        for pos in block.positions:
+            entry = merged.get(pos.get("page", -1))
+            if entry is not None:
+                entry.setdefault("furniture", []).append(
+                    {"role": pos.get("role"), "text": block.text, "bbox": list(pos["bbox"])}
+                )
     return {
         "source": source,
         "pages": list(merged.values()),

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from docmunch.formats.base import Block
+from docmunch.formats.blocks import Block
 
 __all__ = ["MarkdownWriter", "escape_inline", "escape_line_start", "normalize_ws"]
 
@@ -100,6 +100,11 @@ class MarkdownWriter:
         start, end = self._write(markdown)
         if kind is not None:
             self.blocks.append(Block(start, end, kind, text, positions))
+
+    def aside(self, kind: str, *, text: str, positions: tuple[dict[str, Any], ...]) -> None:
+        """Record a block that has no Markdown (text kept out of the rendition, e.g. PDF page
+        furniture): zero length, at the current end of the Markdown."""
+        self.blocks.append(Block(self._size, self._size, kind, text, positions))
 
     def getvalue(self) -> bytes:
         """The Markdown so far, ending with one newline (empty bytes if nothing was written)."""

@@ -5,9 +5,11 @@ start of a line, running to the next blank line) and JSX (``<Tabs>``, ``</Tabs>`
 ``<Note type="x" />``, ``{/* comments */}``). Markdown *inside* JSX elements is still
 Markdown, so only the ESM blocks, the lines that are nothing but JSX tags or ``{…}``
 expressions, are masked: replaced by empty lines in a parse view that keeps every line
-where it was. The view is parsed with the same CommonMark parser as Markdown; its top-level
-headings become :class:`HeadingSpec` lines, so sections and hashes are computed on the
-user's unchanged bytes, as for ``.md``. Nothing inside a fenced code block is masked.
+where it was. The view goes through the sectioner's own heading rules
+(:func:`docmunch.section.outline.heading_specs`: the same CommonMark parse, template and
+admonition dialects, raw HTML headings as for ``.md``); its section starts become
+:class:`~docmunch.section.model.HeadingSpec` lines, so sections and hashes are computed on
+the user's unchanged bytes. Nothing inside a fenced code block is masked.
 """
 
 from __future__ import annotations
@@ -15,15 +17,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from markdown_it import MarkdownIt
-
 from docmunch.errors import ConvertError
-from docmunch.formats.base import HeadingSpec, Rendition
+from docmunch.formats.base import Rendition
 from docmunch.section.frontmatter import find_front_matter
+from docmunch.section.outline import heading_specs
 
 __all__ = ["mask_mdx", "render_mdx"]
 
-_MD = MarkdownIt("commonmark").enable("table")
 _ESM = re.compile(r"^(import|export)\b")
 _JSX_OPEN = re.compile(r"^\s{0,3}(</?[A-Za-z][\w.:-]*|<>|</>)")
 _JSX_NAME = re.compile(r"^\s{0,3}</?([A-Za-z][\w.:-]*)")
@@ -112,26 +112,10 @@ def render_mdx(path: Path, data: bytes, *, password: str | None = None) -> Rendi
     front_end = _front_matter_lines(view)
     if front_end:
         view = "\n" * front_end + "\n".join(view.split("\n")[front_end:])
-    tokens = _MD.parse(view)
-    headings: list[HeadingSpec] = []
-    first = next((t.map[0] for t in tokens if t.type == "heading_open" and t.level == 0 and t.map), None)
-    view_lines = view.split("\n")
-    before = view_lines[:first] if first is not None else view_lines
-    lead = next((n for n, line in enumerate(before) if line.strip()), None)
-    if lead is not None:  # visible text before the first heading: a level-0 preamble
-        headings.append(HeadingSpec(line=lead, level=0, title=""))
-    for i, token in enumerate(tokens):
-        if token.type == "heading_open" and token.level == 0 and token.map is not None:
-            headings.append(HeadingSpec(line=token.map[0], level=int(token.tag[1]),
-                                        title=tokens[i + 1].content))
-        elif token.type == "paragraph_open" and headings and not headings[-1].summary:
-            children = tokens[i + 1].children or []
-            plain = " ".join(c.content for c in children if c.type in ("text", "code_inline")).strip()
-            if plain:
-                last = headings[-1]
-                headings[-1] = HeadingSpec(last.line, last.level, last.title, last.anchor, plain[:200])
     front = find_front_matter(data, 3 if data.startswith(b"\xef\xbb\xbf") else 0)
-    title = front.data.get("title") if front else None
+    front_data = front.data if front else {}
+    headings = heading_specs(view, front=front_data)
+    title = front_data.get("title")
     return Rendition(markdown=data, source_kind="mdx", source_ref=str(path), headings=tuple(headings),
                      title=str(title).strip() or None if isinstance(title, str | int | float) else None)
 

@@ -6,30 +6,18 @@ Coordinates: PDF user space in points (1/72 inch) as pdfium reports them — ori
 characters, rounded to 0.01 pt.
 
 Block positions: ``({"type": "bbox", "page": 1-based, "page_label": label or None,
-"bbox": [x0, y0, x1, y1]},)``.
+"bbox": [x0, y0, x1, y1]},)``; page furniture blocks (zero-length, kind ``"furniture"``) add
+``"role"``.
 
-Layout (characters → lines → groups) lives in :mod:`docmunch.formats.pdf_layout`, columns
-in :mod:`docmunch.formats.pdf_columns`;
-outline reading and matching in :mod:`docmunch.formats.pdf_outline`. Headings, strongest
-evidence first:
-
-1. The outline (bookmarks): each entry is matched to the line(s) showing its title near its
-   destination; level = outline depth + 1 (capped at 6). An entry whose title is not found on
-   its page becomes a heading line of its own (with no block) at the destination.
-2. When fewer than two outline entries matched, tagged structure: lines whose characters all
-   belong to ``H1``–``H6``/``H``/``Title`` structure elements (:mod:`docmunch.formats.pdf_tags`);
-   consecutive lines of one heading form one heading.
-3. When outline and tags give fewer than two headings, headings are inferred from type: a group
-   of at most two lines whose font is ≥ 1 pt larger than the body size (most common size by
-   characters) — weight 2; bold (or a bold number before text in a font without bold) — 1;
-   a numbering pattern — 1; weight ≥ 2 including size or bold qualifies; vetoes and level
-   ranking as for DOCX (:mod:`docmunch.formats.docx_headings`).
+Steps: characters → lines → columns → groups (:mod:`docmunch.formats.pdf_layout`,
+:mod:`docmunch.formats.pdf_columns`), text repairs (:mod:`docmunch.formats.pdf_text`:
+ligatures, symbol-font glyphs, unmapped glyphs, line-end hyphens), page furniture taken out
+(:mod:`docmunch.formats.pdf_furniture`), headings from the outline, tags or type
+(:mod:`docmunch.formats.pdf_headings`).
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,32 +25,16 @@ import pypdfium2 as pdfium
 
 from docmunch.errors import ConvertError, NoTextLayer, PasswordRequired
 from docmunch.formats.base import Rendition
-from docmunch.formats.heading_rules import MAX_CHAR_SHARE, MAX_PARA_SHARE, is_numbered, vetoed_text
 from docmunch.formats.markdown_writer import MarkdownWriter, escape_inline, escape_line_start, normalize_ws
 from docmunch.formats.pdf_columns import reading_order
-from docmunch.formats.pdf_layout import Group, Line, group_lines, page_chars, page_lines
-from docmunch.formats.pdf_outline import match_entry, read_outline
+from docmunch.formats.pdf_furniture import find_furniture
+from docmunch.formats.pdf_headings import PdfPage, apply_outline, apply_tags, infer_headings
+from docmunch.formats.pdf_layout import Group, group_lines, page_chars, page_lines
+from docmunch.formats.pdf_outline import read_outline
 from docmunch.formats.pdf_tags import heading_mcids
+from docmunch.formats.pdf_text import Dehyphenator, GlyphReport
 
 __all__ = ["render_pdf"]
-
-_MAX_GROUP_LINES = 2
-_LARGER_BY = 1.0
-
-
-@dataclass(slots=True)
-class _Page:
-    index: int
-    label: str | None
-    lines: list[Line]
-    heading_spans: dict[int, tuple[int, int]]
-    """first line index → (end index, level)."""
-    synthetic: dict[int, list[tuple[int, str]]]
-    """line index → headings to emit before it: (level, title)."""
-    tags: dict[int, int]
-    """Tagged-PDF MCID → heading level."""
-    groups: list[tuple[Group, int | None]] | None = None
-    """Line groups with their heading level (``None`` = body)."""
 
 
 def render_pdf(path: Path, data: bytes, *, password: str | None = None) -> Rendition:
@@ -75,7 +47,9 @@ def render_pdf(path: Path, data: bytes, *, password: str | None = None) -> Rendi
 
     Returns:
         A rendition with ``source_kind="pdf"``; ``meta`` holds ``pages``, ``outline_entries``,
-        ``headings`` and ``heading_source`` (``"outline"``/``"inferred"``/``"none"``).
+        ``headings``, ``heading_source`` (``"outline"``/``"tags"``/``"inferred"``/``"none"``),
+        ``furniture_lines`` (lines taken out as page furniture) and ``glyphs`` (the text
+        repairs made, see :class:`~docmunch.formats.pdf_text.GlyphReport`).
 
     Raises:
         PasswordRequired: the PDF is encrypted and no password or a wrong one was given.
@@ -100,31 +74,43 @@ def render_pdf(path: Path, data: bytes, *, password: str | None = None) -> Rendi
 def _render(pdf: pdfium.PdfDocument, source: str, *, use_outline: bool = True) -> Rendition:
     """Render an open document (``use_outline=False`` ignores bookmarks, for tests of the
     tagged-structure and typographic rules on files that also carry an outline)."""
-    pages: list[_Page] = []
+    pages: list[PdfPage] = []
+    report = GlyphReport()
     for index in range(len(pdf)):
         page = pdf[index]
         textpage = page.get_textpage()
         try:
-            lines = reading_order(page_lines(page_chars(textpage)))
+            lines = reading_order(page_lines(page_chars(textpage, report)))
             tags = heading_mcids(page)
+            box = tuple(page.get_mediabox())
         finally:
             textpage.close()
             page.close()
         label = pdf.get_page_label(index) or None
-        pages.append(_Page(index, label, lines, {}, {}, tags))
+        pages.append(PdfPage(index, label, lines, box, tags))  # type: ignore[arg-type]
     if not any(page.lines for page in pages):
         raise NoTextLayer("no text layer (scanned); OCR is not supported", path=source)
+    furniture = find_furniture([page.lines for page in pages], [page.box for page in pages])
+    for page, found in zip(pages, furniture, strict=True):
+        gone = {f.index for f in found}
+        page.furniture = [(page.lines[f.index], f.role) for f in found]
+        page.lines = [line for i, line in enumerate(page.lines) if i not in gone]
 
     outline = read_outline(pdf) if use_outline else []
-    matched = _apply_outline(outline, pages)
-    tagged = 0 if matched >= 2 else _apply_tags(pages)
+    matched = apply_outline(outline, pages)
+    tagged = 0 if matched >= 2 else apply_tags(pages)
     for page in pages:
         page.groups = _groups(page)
-    inferred = 0 if matched + tagged >= 2 else _infer_headings(pages)
+    inferred = 0 if matched + tagged >= 2 else infer_headings(pages)
+    dehyphenate = Dehyphenator(line.text for page in pages for line in page.lines)
     writer = MarkdownWriter()
     title: str | None = None
     headings = 0
     for page in pages:
+        for line, role in page.furniture:
+            writer.aside("furniture", text=normalize_ws(line.text), positions=(
+                {**_position(page, line.box), "role": role},
+            ))
         line_index = 0
         for group, level in page.groups or []:
             for syn_level, syn_title in page.synthetic.pop(line_index, []):
@@ -132,13 +118,7 @@ def _render(pdf: pdfium.PdfDocument, source: str, *, use_outline: bool = True) -
                 title = title or syn_title
                 headings += 1
             line_index += len(group.lines)
-            text = normalize_ws(group.text)
-            position = {
-                "type": "bbox",
-                "page": page.index + 1,
-                "page_label": page.label,
-                "bbox": [round(v, 2) for v in group.box],
-            }
+            text = dehyphenate(normalize_ws(group.text))
             md = escape_inline(text)
             if level is not None:
                 md = "#" * level + " " + (md[:-1] + "\\#" if md.endswith("#") else md)
@@ -148,7 +128,7 @@ def _render(pdf: pdfium.PdfDocument, source: str, *, use_outline: bool = True) -
             else:
                 md = escape_line_start(md)
                 kind = "lines"
-            writer.unit(md, kind=kind, text=text, positions=(position,))
+            writer.unit(md, kind=kind, text=text, positions=(_position(page, group.box),))
         for leftovers in page.synthetic.values():
             for syn_level, syn_title in leftovers:
                 writer.unit("#" * syn_level + " " + escape_inline(syn_title))
@@ -165,8 +145,15 @@ def _render(pdf: pdfium.PdfDocument, source: str, *, use_outline: bool = True) -
             "outline_entries": len(outline),
             "headings": headings,
             "heading_source": _source(matched, tagged, inferred),
+            "furniture_lines": sum(len(page.furniture) for page in pages),
+            "glyphs": report.as_meta(),
         },
     )
+
+
+def _position(page: PdfPage, box: tuple[float, float, float, float]) -> dict[str, Any]:
+    return {"type": "bbox", "page": page.index + 1, "page_label": page.label,
+            "bbox": [round(v, 2) for v in box]}
 
 
 def _source(matched: int, tagged: int, inferred: int) -> str:
@@ -189,66 +176,7 @@ def _metadata_title(value: str | None) -> str | None:
     return title
 
 
-def _apply_outline(outline: list[Any], pages: list[_Page]) -> int:
-    """Mark outline titles on their pages; returns how many entries matched text."""
-    matched = 0
-    taken: dict[int, set[int]] = {p.index: set() for p in pages}
-    for entry in outline:
-        level = min(entry.level + 1, 6)
-        candidates = [pages[entry.page]] if entry.page is not None and entry.page < len(pages) else pages
-        for page in candidates:
-            span = match_entry(entry, page.lines, taken[page.index])
-            if span is None:
-                continue
-            first, end = span
-            page.heading_spans[first] = (end, level)
-            taken[page.index].update(range(first, end))
-            matched += 1
-            break
-        else:
-            if entry.page is not None and entry.page < len(pages) and entry.title:
-                page = pages[entry.page]
-                at = _line_at_y(page.lines, entry.y)
-                page.synthetic.setdefault(at, []).append((level, entry.title))
-    return matched
-
-
-def _apply_tags(pages: list[_Page]) -> int:
-    """Mark lines whose characters all belong to tagged headings; returns how many headings."""
-    found = 0
-    for page in pages:
-        i = 0
-        while i < len(page.lines):
-            level = _tag_level(page, i)
-            if level is None or any(i in range(f, e) for f, (e, _) in page.heading_spans.items()):
-                i += 1
-                continue
-            end = i + 1
-            while end < len(page.lines) and end not in page.heading_spans and _tag_level(page, end) == level:
-                end += 1
-            page.heading_spans[i] = (end, level)
-            found += 1
-            i = end
-    return found
-
-
-def _tag_level(page: _Page, i: int) -> int | None:
-    mcids = page.lines[i].mcids
-    if not mcids or not page.tags or any(m not in page.tags for m in mcids):
-        return None
-    return min(page.tags[m] for m in mcids)
-
-
-def _line_at_y(lines: list[Line], y: float | None) -> int:
-    if y is None:
-        return 0
-    for i, line in enumerate(lines):
-        if line.box[3] <= y + 1:
-            return i
-    return len(lines)
-
-
-def _groups(page: _Page) -> list[tuple[Group, int | None]]:
+def _groups(page: PdfPage) -> list[tuple[Group, int | None]]:
     out: list[tuple[Group, int | None]] = []
     run_start = 0
     i = 0
@@ -268,39 +196,3 @@ def _groups(page: _Page) -> list[tuple[Group, int | None]]:
             i += 1
     out.extend(body(run_start, len(lines)))
     return out
-
-
-def _infer_headings(pages: list[_Page]) -> int:
-    """Assign levels to type-distinguished groups (module docstring, rule 2); returns count."""
-    sizes: Counter[float] = Counter()
-    all_groups = [
-        (page, i, g) for page in pages for i, (g, lvl) in enumerate(page.groups or []) if lvl is None
-    ]
-    for _page, _i, group in all_groups:
-        for line in group.lines:
-            sizes[line.size] += len(line.text)
-    if not sizes:
-        return 0
-    body = sizes.most_common(1)[0][0]
-    candidates: dict[tuple[int, int], tuple[float, bool]] = {}
-    for page, i, group in all_groups:
-        text = normalize_ws(group.text)
-        if len(group.lines) > _MAX_GROUP_LINES or vetoed_text(text):
-            continue
-        numbered = is_numbered(text)
-        larger = group.size >= body + _LARGER_BY
-        bold = group.bold or (numbered and group.lines[0].bold_prefix)
-        weight = 2 * larger + bold + numbered
-        if weight >= 2 and (larger or bold):
-            candidates[(page.index, i)] = (round(group.size * 2) / 2, bold)
-    total_chars = sum(len(g.text) for _p, _i, g in all_groups) or 1
-    cand_chars = sum(len(pages[p].groups[i][0].text) for p, i in candidates)  # type: ignore[index]
-    if len(candidates) > MAX_PARA_SHARE * len(all_groups) or cand_chars > MAX_CHAR_SHARE * total_chars:
-        return 0
-    looks = sorted(set(candidates.values()), key=lambda look: (-look[0], not look[1]))
-    rank = {look: min(n + 1, 6) for n, look in enumerate(looks)}
-    for (p, i), look in candidates.items():
-        groups = pages[p].groups
-        assert groups is not None
-        groups[i] = (groups[i][0], rank[look])
-    return len(candidates)

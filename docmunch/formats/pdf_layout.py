@@ -13,7 +13,10 @@ Steps (one page at a time):
    synthetic spaces/line breaks) are kept only as word/line separators. An overprinted copy —
    the same character drawn again within 15 % of its size of an earlier one among the last
    eight, the "fake bold" trick — is dropped. Rotated characters (text matrix skewed by more
-   than ~11°: arXiv margin stamps, axis labels) are skipped.
+   than ~11°: arXiv margin stamps, axis labels) are skipped. Code points are repaired by
+   :func:`docmunch.formats.pdf_text.repair_char` (ligatures, symbol-font glyphs, unmapped
+   glyphs, line-end hyphen marks); a page whose one-call text leaves out unmapped glyphs is
+   read character by character so that text and boxes stay aligned.
 2. **Lines** (:func:`page_lines`): consecutive characters whose vertical centres (of the loose,
    font-height box) lie within half a font size form a line; a jump back in x, a pdfium line
    break, or a horizontal gap wider than 1.2 font sizes starts a new line segment (so a row
@@ -41,6 +44,7 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from docmunch.formats.heading_rules import is_numbered
+from docmunch.formats.pdf_text import GlyphReport, repair_char
 
 __all__ = ["Box", "Char", "Group", "Line", "cy", "group_lines", "page_chars", "page_lines", "union"]
 
@@ -122,8 +126,9 @@ def union(boxes: Iterable[Box]) -> Box:
     return (min(x0s), min(y0s), max(x1s), max(y1s))
 
 
-def _char_style(textpage: pdfium.PdfTextPage, i: int, obj: object) -> tuple[float, bool, bool, int]:
-    """(effective size in points, bold, rotated, MCID) of character ``i`` in text object ``obj``."""
+def _char_style(textpage: pdfium.PdfTextPage, i: int, obj: object) -> tuple[float, bool, bool, int, str]:
+    """(effective size in points, bold, rotated, MCID, font name) of character ``i`` in text
+    object ``obj``."""
     matrix = pdfium_c.FS_MATRIX()
     pdfium_c.FPDFText_GetMatrix(textpage, i, ctypes.byref(matrix))
     rotated = abs(matrix.b) > _MAX_SKEW * abs(matrix.a) or abs(matrix.c) > _MAX_SKEW * abs(matrix.d)
@@ -136,14 +141,26 @@ def _char_style(textpage: pdfium.PdfTextPage, i: int, obj: object) -> tuple[floa
     name = buf.value.decode("latin-1", "replace").lower()
     bold = weight >= 600 or "bold" in name or "black" in name or bool(flags.value & _FORCE_BOLD)
     mcid = pdfium_c.FPDFPageObj_GetMarkedContentID(obj) if obj else -1
-    return size, bold, rotated, mcid
+    return size, bold, rotated, mcid, name
 
 
-def _page_text(textpage: pdfium.PdfTextPage, count: int) -> list[int]:
-    """UTF-16 code units of all characters (one per character index), in one pdfium call."""
+def _page_text(textpage: pdfium.PdfTextPage, count: int) -> tuple[list[int], list[bool]]:
+    """UTF-16 code units of all characters (one per character index) and which of them pdfium
+    could not map to Unicode.
+
+    One ``FPDFText_GetText`` call gives all units; it leaves unmapped glyphs out, so when it
+    returns fewer units than characters the page is read character by character
+    (``FPDFText_GetUnicode``, ``FPDFText_HasUnicodeMapError``) to keep units and boxes aligned.
+    """
+    if count <= 0:
+        return [], []
     buf = (ctypes.c_ushort * (count + 1))()
-    pdfium_c.FPDFText_GetText(textpage, 0, count, buf)
-    return list(buf[:count])
+    written = pdfium_c.FPDFText_GetText(textpage, 0, count, buf)
+    if written == count + 1:
+        return list(buf[:count]), [False] * count
+    units = [pdfium_c.FPDFText_GetUnicode(textpage, i) for i in range(count)]
+    unmapped = [pdfium_c.FPDFText_HasUnicodeMapError(textpage, i) == 1 for i in range(count)]
+    return units, unmapped
 
 
 def _near(a: Box, b: Box, tolerance: float) -> bool:
@@ -155,18 +172,20 @@ def _near(a: Box, b: Box, tolerance: float) -> bool:
     )
 
 
-def page_chars(textpage: pdfium.PdfTextPage) -> list[Char]:
-    """All characters of a text page in pdfium order, de-duplicated (see module docstring).
+def page_chars(textpage: pdfium.PdfTextPage, report: GlyphReport | None = None) -> list[Char]:
+    """All characters of a text page in pdfium order, de-duplicated and repaired (see module
+    docstring and :mod:`docmunch.formats.pdf_text`; repairs are counted in ``report``).
 
     Font size, weight and matrix are read once per text object (pdfium page object), since all
     characters of one object share them.
     """
     out: list[Char] = []
+    report = report if report is not None else GlyphReport()
     count = textpage.count_chars()
-    units = _page_text(textpage, count)
+    units, unmapped = _page_text(textpage, count)
     left, right, bottom, top = (ctypes.c_double() for _ in range(4))
     loose = pdfium_c.FS_RECTF()
-    styles: dict[int, tuple[float, bool, bool, int]] = {}
+    styles: dict[int, tuple[float, bool, bool, int, str]] = {}
     recent: list[Char] = []
     high = 0
     for i, code in enumerate(units):
@@ -176,15 +195,12 @@ def page_chars(textpage: pdfium.PdfTextPage) -> list[Char]:
         if 0xDC00 <= code < 0xE000:
             code = 0x10000 + ((high - 0xD800) << 10) + (code - 0xDC00) if high else 0
         high = 0
-        if code in (0x02, 0xFFFE):  # pdfium's mark for a hyphen that ends a line
-            code = 0x2D
         if code == 0x0A:
             out.append(Char(" ", (0, 0, 0, 0), 0.0, False, True, newline=True))
             continue
-        if code < 0x20 or code == 0xFFFF:
-            continue
-        text = chr(code)
-        if text.isspace():
+        if code in (0x0D, 0x09):
+            continue  # pdfium's CR before its LF; tabs (spacing comes from the boxes)
+        if not unmapped[i] and code >= 0x20 and chr(code).isspace():
             out.append(Char(" ", (0, 0, 0, 0), 0.0, False, True))
             continue
         obj = pdfium_c.FPDFText_GetTextObject(textpage, i)
@@ -192,9 +208,12 @@ def page_chars(textpage: pdfium.PdfTextPage) -> list[Char]:
         style = styles.get(key)
         if style is None:
             style = styles[key] = _char_style(textpage, i, obj)
-        size, bold, rotated, mcid = style
+        size, bold, rotated, mcid, font = style
         if rotated:
             continue  # rotated text: margin stamps, axis labels (not read; see module docstring)
+        text = repair_char(code, font, report, unmapped=unmapped[i])
+        if not text:
+            continue
         pdfium_c.FPDFText_GetCharBox(textpage, i, left, right, bottom, top)
         box = (left.value, bottom.value, right.value, top.value)
         pdfium_c.FPDFText_GetLooseCharBox(textpage, i, loose)

@@ -25,7 +25,8 @@ from docutils.core import publish_doctree
 from docutils.utils import SystemMessage
 
 from docmunch.errors import ConvertError
-from docmunch.formats.base import HeadingSpec, Rendition
+from docmunch.formats.base import Rendition
+from docmunch.section.model import HeadingSpec
 
 __all__ = ["render_rst"]
 

@@ -62,3 +62,25 @@ class ParsedDocument:
     """Parsed YAML/TOML front matter (empty when absent or unparsable)."""
     body_start: int = 0
     """Byte offset where the body begins (after BOM-less front matter, if any)."""
+
+
+@dataclass(frozen=True, slots=True)
+class HeadingSpec:
+    """A section start found by a source's own parser (reStructuredText, MDX, …) on the stored bytes.
+
+    The heading contract between renderers (``formats/``) and the sectioner: a renderer that
+    knows where its headings are hands these to :func:`~docmunch.section.split_at_headings`
+    (through ``Rendition.headings``); the sectioner then applies its own slug, id, title and
+    tiling rules.
+    """
+
+    line: int
+    """0-based line (``\\r\\n``, ``\\r`` or ``\\n`` end a line) where the section starts."""
+    level: int
+    """Heading level 1–6 (0 only for a leading preamble)."""
+    title: str
+    """Title as inline Markdown (plain text is fine; ``{#id}`` at the end is honoured)."""
+    anchor: str | None = None
+    """The id a renderer gives the heading (URL fragment), if known."""
+    summary: str = ""
+    """First sentence or paragraph of the section body (≤ 200 characters)."""

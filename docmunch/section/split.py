@@ -19,22 +19,26 @@ Rules decided here:
 * **Preamble.** A level-0 section (slug ``_preamble``) exists only when there is non-blank
   text between the lead-in and the first heading. Its title is the document title, else the
   file name; its ``line`` is the 0-based line where it starts.
-* **Which headings start sections.** Only headings at the document's top nesting level:
-  a heading inside a blockquote or list item is quoted/list content and stays in the body
-  of the enclosing section (GitHub renders it as a heading, but it is not part of the
-  document outline). Everything else is decided by the CommonMark parser: ATX headings
-  indented 1–3 spaces count; ``#`` lines in fences (any length, any info string), indented
-  code, list-item fences and HTML blocks (including ``<!-- -->`` comments) do not; ``---``
-  under a paragraph is a setext underline but after a list item, blockquote or fence is a
-  thematic break. A setext heading's section starts at its first text line.
+* **Which headings start sections** (see :mod:`.outline`): only headings at the document's top
+  nesting level, found on the dialect parse view (:mod:`.dialects`: template code blocks,
+  admonitions and containers masked, same lines): a heading inside a blockquote, list item,
+  admonition or tab/callout template block is content and stays in the body of the enclosing
+  section. ``<h1>``–``<h6>`` in top-level HTML blocks start sections too (:mod:`.html_headings`).
+  Everything else is decided by the CommonMark parser: ATX headings indented 1–3 spaces count;
+  ``#`` lines in fences (any length, any info string), indented code, list-item fences and
+  HTML blocks (including ``<!-- -->`` comments) do not; ``---`` under a paragraph is a setext
+  underline but after a list item, blockquote or fence is a thematic break. A setext
+  heading's section starts at its first text line.
 * **Slugs** (see :mod:`.slug`): explicit ``{#id}`` else the GitHub slug of the title,
   de-duplicated across the whole document; an empty slug falls back to
   ``section-<n>``, n = 1-based ordinal of the heading among the document's headings (then
   de-duplicated like any slug). ``anchor`` is the explicit id, else the unique slug.
-* **Titles** are the plain text of the heading's first 2000 characters of inline source.
+* **Titles** are the plain text of the heading's first 2000 characters of inline source;
+  template tags show what they display, a tag-only heading is named from its tags'
+  arguments (:mod:`.templates`, :func:`.plain.heading_title`).
 * **Summary**: the first sentence (≤ 200 characters) of the first paragraph of the section's
   own body that has visible text, skipping code, HTML blocks/comments, tables and paragraphs
-  made only of Hugo/mdBook shortcodes.
+  made only of template tags (the text after an HTML heading in its block comes first).
 """
 
 from __future__ import annotations
@@ -43,48 +47,38 @@ import hashlib
 import re
 from bisect import bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import PurePosixPath
 from typing import Any
 
 from markdown_it import MarkdownIt
-from markdown_it.token import Token
 
 from docmunch.errors import ConvertError
-from docmunch.formats.base import HeadingSpec
 from docmunch.section.frontmatter import find_front_matter
-from docmunch.section.model import ParsedDocument, Section
-from docmunch.section.plain import collapse, first_sentence, inline_plain, is_shortcode_only
+from docmunch.section.model import HeadingSpec, ParsedDocument, Section
+from docmunch.section.outline import MD as _MD
+from docmunch.section.outline import RawHeading, scan
+from docmunch.section.plain import collapse, first_sentence, heading_title
 from docmunch.section.slug import Slugger, slugify, split_explicit_id
 
-__all__ = ["PREAMBLE_SLUG", "section_id", "split_at_headings", "split_markdown", "split_text"]
+__all__ = [
+    "PREAMBLE_SLUG", "TITLE_SOURCE_CHARS", "section_id", "split_at_headings", "split_markdown", "split_text",
+]
 
 PREAMBLE_SLUG = "_preamble"
 """Slug (and slug_path) of the level-0 section before the first heading."""
 
 BOM = b"\xef\xbb\xbf"
-_MD = MarkdownIt("commonmark").enable("table")
 _NEWLINE_RE = re.compile(rb"\r\n?|\n")
 _NON_BLANK_RE = re.compile(rb"[^ \t\r\n\f\v]")
-# Inline parsing is the costly part and can go quadratic on odd input (markdown-it-py on a
-# 300 000-character heading of "[" takes seconds), so only a prefix is inline-parsed: the
-# first sentence of a paragraph, and any sensible heading, lie well within it.
-_SUMMARY_SOURCE_CHARS = 2000
-_TITLE_SOURCE_CHARS = 2000
+TITLE_SOURCE_CHARS = 2000
+"""Characters of a heading's inline source parsed for its title (inline parsing can go
+quadratic on odd input; any sensible heading lies well within this prefix)."""
 
 
 def section_id(repo: str, doc_path: str, slug_path: str, level: int) -> str:
     """The section id ``{repo}::{doc_path}::{slug_path}#{level}`` (design brief §3)."""
     return f"{repo}::{doc_path}::{slug_path}#{level}"
-
-
-@dataclass(slots=True)
-class _Heading:
-    line: int  # 0-based line in the parsed body
-    level: int
-    source: str  # inline Markdown of the heading text
-    start: int = 0  # byte offset of its first line
-    summary: str | None = None
 
 
 def split_markdown(data: bytes, *, repo: str, doc_path: str) -> ParsedDocument:
@@ -112,25 +106,13 @@ def split_markdown(data: bytes, *, repo: str, doc_path: str) -> ParsedDocument:
         body = body.replace("\0", "\ufffd")  # markdown-it's normalize rule, same lengths
 
     env: dict[str, Any] = {}
-    tokens: list[Token] = []
-    _MD.block.parse(body, _MD, env, tokens)  # returns None for empty input; fills `tokens`
+    front_data = front.data if front else {}
+    headings, preamble_summary = scan(body, _MD, env, front=front_data)
     line_starts = [fm_end]
     line_starts.extend(m.end() for m in _NEWLINE_RE.finditer(data, fm_end))
-
-    # One pass over the block tokens: top-level headings, and for each section the first
-    # paragraph that has visible text (its inline content is parsed only then).
-    preamble = _Heading(line=0, level=0, source="")
-    headings: list[_Heading] = []
-    current = preamble
-    for i, token in enumerate(tokens):
-        if token.type == "heading_open" and token.level == 0 and token.map is not None:
-            current = _Heading(token.map[0], int(token.tag[1]), tokens[i + 1].content)
-            current.start = line_starts[current.line]
-            headings.append(current)
-        elif token.type == "paragraph_open" and current.summary is None:
-            text = inline_plain(_MD, tokens[i + 1].content[:_SUMMARY_SOURCE_CHARS], env)
-            if text.strip() and not is_shortcode_only(text):
-                current.summary = first_sentence(text)
+    for heading in headings:
+        heading.start = line_starts[heading.line]
+    preamble = RawHeading(line=0, level=0, source="", summary=preamble_summary)
 
     end = len(data)
     first_heading = headings[0].start if headings else end
@@ -142,10 +124,10 @@ def split_markdown(data: bytes, *, repo: str, doc_path: str) -> ParsedDocument:
     else:
         body_start = first_heading
 
-    doc_title = _front_title(front.data if front else {})
+    doc_title = _front_title(front_data)
     sections = _build(
         headings, preamble if first_text is not None else None, _MD, env, end=end,
-        data=data, repo=repo, doc_path=doc_path, doc_title=doc_title, fm_lines=fm_lines,
+        data=data, repo=repo, doc_path=doc_path, doc_title=doc_title, fm_lines=fm_lines, front=front_data,
     )
     if doc_title is None:
         doc_title = next((s.title for s in sections if s.level == 1 and s.title), None)
@@ -156,7 +138,7 @@ def split_markdown(data: bytes, *, repo: str, doc_path: str) -> ParsedDocument:
     return ParsedDocument(
         title=doc_title,
         sections=tuple(sections),
-        front_matter=front.data if front else {},
+        front_matter=front_data,
         body_start=body_start,
     )
 
@@ -226,12 +208,12 @@ def split_at_headings(
     _check_utf8(data, doc_path, 0)
     line_starts = [lead]
     line_starts.extend(m.end() for m in _NEWLINE_RE.finditer(data, lead))
-    preamble: _Heading | None = None
-    found: list[_Heading] = []
+    preamble: RawHeading | None = None
+    found: list[RawHeading] = []
     for spec in headings:
         if not 0 <= spec.line < len(line_starts) or line_starts[spec.line] >= len(data):
             continue
-        heading = _Heading(spec.line, spec.level, spec.title, line_starts[spec.line], spec.summary or None)
+        heading = RawHeading(spec.line, spec.level, spec.title, spec.summary or None, line_starts[spec.line])
         if spec.level == 0:
             if preamble is None and not found:
                 preamble = heading
@@ -254,8 +236,8 @@ def split_at_headings(
 
 
 def _build(
-    headings: list[_Heading],
-    preamble: _Heading | None,
+    headings: list[RawHeading],
+    preamble: RawHeading | None,
     md: MarkdownIt,
     env: dict[str, Any],
     *,
@@ -265,6 +247,7 @@ def _build(
     doc_path: str,
     doc_title: str | None,
     fm_lines: int,
+    front: dict[str, Any] | None = None,
 ) -> list[Section]:
     sections: list[Section] = []
     if preamble is not None:
@@ -288,7 +271,7 @@ def _build(
     stack: list[tuple[int, str, str]] = []  # (level, slug_path, id) of open ancestors
     for i, heading in enumerate(headings):
         source, explicit = split_explicit_id(heading.source)
-        raw = inline_plain(md, source[:_TITLE_SOURCE_CHARS], env)
+        raw = heading_title(md, source[:TITLE_SOURCE_CHARS], env, front=front)
         title = collapse(raw)
         base = explicit or slugify(raw.strip()) or f"section-{i + 1}"
         slug = slugger.unique(base)

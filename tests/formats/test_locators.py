@@ -90,8 +90,9 @@ def test_pdf_bbox_text_matches_block(fixtures_dir: Path, name: str) -> None:
             textpage = pdf[pos["page"] - 1].get_textpage()
             # shrink by 0.1 pt: pdfium counts characters whose box touches the rectangle
             inside = textpage.get_text_bounded(x0 + 0.1, y0 + 0.1, x1 - 0.1, y1 - 0.1)
-            inside = inside.replace("\x02", "-").replace("\ufffe", "-")  # pdfium's end-of-line hyphen
-            if squash(inside) != squash(block.text):
+            # pdfium's end-of-line hyphen mark: the rendition joins or keeps it (pdf_text.py)
+            inside = inside.replace("\x02", "-").replace("\ufffe", "-")
+            if squash(inside).replace("-", "") != squash(block.text).replace("-", ""):
                 mismatches.append((pos, block.text, inside))
     # Figure labels scattered inside a diagram and table cells that share a row with a
     # heading-like line can differ in order or extent: allowed for at most 5 % of the blocks in
@@ -105,6 +106,9 @@ def test_pdf_block_offsets_slice_markdown(fixtures_dir: Path, name: str) -> None
     rendition = rendered(fixtures_dir / "office" / "pdf" / name)
     md = rendition.markdown
     for block in rendition.blocks:
+        if block.kind == "furniture":  # kept out of the text: zero length, and not in the Markdown
+            assert block.md_start == block.md_end and block.text
+            continue
         piece = md_plain(md[block.md_start : block.md_end].decode("utf-8"))
         if block.kind == "heading":
             piece = re.sub(r"^#{1,6} ", "", piece)
@@ -141,7 +145,7 @@ def test_pdf_section_locators(fixtures_dir: Path, name: str) -> None:
         assert loc is not None and set(loc) == {"source", "pages", "blocks"}
         assert loc["pages"], section.title
         for page in loc["pages"]:
-            assert set(page) == {"page", "page_label", "bbox"}
+            assert {"page", "page_label", "bbox"} <= set(page) <= {"page", "page_label", "bbox", "furniture"}
             for block in loc["blocks"]:
                 if block["page"] == page["page"]:
                     bx0, by0, bx1, by1 = block["bbox"]

@@ -24,12 +24,13 @@ from .checks import check_invariants
 
 def test_public_surface_matches_all() -> None:
     assert sorted(section_pkg.__all__) == [
-        "ParsedDocument", "Section", "section_id", "slugify", "split_at_headings", "split_markdown",
-        "split_text",
+        "HeadingSpec", "ParsedDocument", "Section", "section_id", "slugify", "split_at_headings",
+        "split_markdown", "split_text",
     ]
     public = {name for name in vars(section_pkg) if not name.startswith("_")}
     # submodules are importable attributes; everything else public must be in __all__
-    modules = {"model", "slug", "split", "plain", "frontmatter"}
+    modules = {"model", "slug", "split", "plain", "frontmatter", "templates", "dialects", "html_headings",
+               "outline"}
     assert public - modules == set(section_pkg.__all__)
 
 

@@ -60,7 +60,8 @@ ALL_CASES = [case for path in sorted(FIXTURES.glob("*.md")) if path.name != "REA
 def test_fixture_files_found() -> None:
     assert len(ALL_CASES) >= 40
     topics = {case.file for case in ALL_CASES}
-    assert {"atx.md", "setext.md", "fences.md", "html.md", "front-matter.md", "encoding.md"} <= topics
+    assert {"atx.md", "setext.md", "fences.md", "html.md", "front-matter.md", "encoding.md",
+            "templates.md", "admonitions.md", "html-headings.md"} <= topics
 
 
 @pytest.mark.parametrize("case", ALL_CASES, ids=[f"{c.file}:{c.line}:{c.title}" for c in ALL_CASES])

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from docmunch.section import split_markdown
+from docmunch.section.dialects import parse_view
 
 from .checks import check_invariants
 
@@ -24,6 +25,14 @@ _LINE = st.one_of(
         ["", "", "===", "---", "- item", "> quote", "> # q", "```", "```python title=\"x\" {1,3}",
          "````", "~~~ {.shell}", "    # code", "<!--", "-->", "<div>", "</div>", "***", "+++",
          "1. # listed", "| a | b |", "|---|---|", "{{< note >}}", "---\ntitle: t\n---"]
+    ),
+    st.sampled_from(  # documentation dialects (templates, admonitions, directives, HTML headings)
+        ['{{< tab name="a" codelang="yaml" >}}', "{{< /tab >}}", "{{< tabs >}}", "{{< /tabs >}}",
+         '## {{% heading "whatsnext" %}}', "{{% heading %}}", "{{</* x */>}}", "{{</* x", "*/>}}",
+         "{% highlight ruby %}", "{% endhighlight %}", "{% raw %}", "{% endraw %}", "{{#include a.rs}}",
+         "{{ page.title }}", "!!! note", '??? tip "t"', "    ## in admonition", "\t# tab body",
+         ":::tip", ":::", "::: {.x}", '<h2 id="a">H</h2>', "<H1>T", "</H1>", "<pre>", "</pre>",
+         "<h3><img alt=i></h3>", "<div><h1>a</h1><h2>b</h2></div>"]
     ),
 )
 
@@ -95,3 +104,19 @@ def test_arbitrary_bytes_split_or_raise_convert_error(raw: bytes) -> None:
     except ConvertError:
         return
     check_invariants(parsed, raw)
+
+
+@settings(max_examples=300, deadline=None)
+@given(documents())
+def test_parse_view_keeps_every_line_and_its_length(doc: tuple[list[str], bool]) -> None:
+    """Masking never moves a line: same count, and each line keeps its length (an admonition's
+    blank body line is the one that grows, to ``>``)."""
+    lines = doc[0] or [""]
+    text = "\n".join(lines)
+    view = parse_view(text)
+    got = view.text.split("\n")
+    assert len(got) == len(lines)
+    for before, after in zip(lines, got, strict=True):
+        assert len(after) == len(before) or (not before.strip() and after.strip() == ">")
+    for first, last in view.containers:
+        assert first >= 0 and last < len(lines)
