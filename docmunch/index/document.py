@@ -17,6 +17,7 @@ from typing import Any
 
 from docmunch.errors import IndexStoreError
 from docmunch.formats.base import Rendition
+from docmunch.index.postings import SectionTerms, section_terms
 from docmunch.index.rawcache import RawCache
 from docmunch.index.text import fts_text
 from docmunch.section import ParsedDocument, Section, split_at_headings, split_markdown, split_text
@@ -50,6 +51,8 @@ class PreparedDoc:
     section_rows: list[tuple[Any, ...]]
     fts_rows: list[tuple[str, str, str, str]]
     block_rows: list[tuple[Any, ...]]
+    term_rows: list[SectionTerms]
+    """Per section (same order as ``section_rows``): content prior and (term, impact) list."""
     pending: Path | None
     """Raw cache file written without fsync (synced by :meth:`Store.commit_documents`)."""
     data: bytes = b""
@@ -72,7 +75,9 @@ def prepare_document(
         raise IndexStoreError(f"invalid repo name {repo!r}: it must be non-empty and contain no '::'")
     parsed = parse_rendition(rendition, repo=repo, doc_path=doc_path)
     data = rendition.markdown
-    section_rows, fts_rows = _section_rows(data, parsed.sections, rendition)
+    title = rendition.title or parsed.title or doc_path.rsplit("/", 1)[-1]
+    document = _document_text(title, doc_path)
+    section_rows, fts_rows, term_rows = _section_rows(data, parsed.sections, rendition, document)
     block_rows = [
         (i, b.md_start, b.md_end, b.kind, b.text, json.dumps(list(b.positions), ensure_ascii=False))
         for i, b in enumerate(rendition.blocks)
@@ -81,7 +86,7 @@ def prepare_document(
     return PreparedDoc(
         doc_path=doc_path,
         values=(
-            rendition.title or parsed.title or doc_path.rsplit("/", 1)[-1],
+            title,
             rendition.source_kind,
             rendition.source_ref,
             source_hash,
@@ -93,19 +98,28 @@ def prepare_document(
         section_rows=section_rows,
         fts_rows=fts_rows,
         block_rows=block_rows,
+        term_rows=term_rows,
         pending=None if sync else pending,
         data=data,
     )
 
 
+def _document_text(title: str, doc_path: str) -> str:
+    """What the document field of every section holds: title and path words (no suffix)."""
+    stem = doc_path.rsplit(".", 1)[0] if "." in doc_path.rsplit("/", 1)[-1] else doc_path
+    return f"{title} {stem.replace('/', ' ')}"
+
+
 def _section_rows(
-    data: bytes, sections: Sequence[Section], rendition: Rendition
-) -> tuple[list[tuple[Any, ...]], list[tuple[str, str, str, str]]]:
-    """Rows for the ``sections`` table (without id/doc_id/ord) and the FTS table (without rowid)."""
+    data: bytes, sections: Sequence[Section], rendition: Rendition, document: str
+) -> tuple[list[tuple[Any, ...]], list[tuple[str, str, str, str]], list[SectionTerms]]:
+    """Rows for the ``sections`` table (without id/doc_id/ord), the FTS table (without rowid)
+    and the term index (``document``: the document's title and path)."""
     titles = {s.id: s.title for s in sections}
     parents = {s.id: s.parent_id for s in sections}
     rows: list[tuple[Any, ...]] = []
     fts: list[tuple[str, str, str, str]] = []
+    term_rows: list[SectionTerms] = []
     for s in sections:
         chain: list[str] = []
         parent = s.parent_id
@@ -141,4 +155,6 @@ def _section_rows(
         )
         body = data[s.byte_start : s.byte_end].decode("utf-8", errors="replace")
         fts.append((fts_text(s.title), fts_text(heading_path), fts_text(s.summary), fts_text(body)))
-    return rows, fts
+        own = body.split("\n", 1)[1] if s.level > 0 and "\n" in body else ("" if s.level > 0 else body)
+        term_rows.append(section_terms(s.title, heading_path, document, own))
+    return rows, fts, term_rows

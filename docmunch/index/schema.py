@@ -23,10 +23,15 @@ from pathlib import Path
 
 from docmunch.errors import IndexStoreError, SchemaVersionError
 
-__all__ = ["BUSY_TIMEOUT_MS", "SCHEMA_VERSION", "connect", "ensure_schema"]
+__all__ = ["BUSY_TIMEOUT_MS", "CACHE_KIB", "SCHEMA_VERSION", "connect", "ensure_schema"]
 
-SCHEMA_VERSION = 1
-"""Bumped whenever the tables below change incompatibly (stored in ``PRAGMA user_version``)."""
+SCHEMA_VERSION = 2
+"""Bumped whenever the tables below change incompatibly (stored in ``PRAGMA user_version``).
+2: the term index of question search (``terms``, ``postings``, ``section_terms``, ``repo_stats``)."""
+
+CACHE_KIB = 65_536
+"""SQLite page cache per connection (KiB; SQLite's default is 2,000): indexing inserts
+postings all over the term index, and a cache that holds it avoids re-reading pages."""
 
 BUSY_TIMEOUT_MS = 30_000
 """How long a writer waits for another writer's transaction before giving up."""
@@ -89,6 +94,29 @@ CREATE TABLE counters (
     value  INTEGER NOT NULL
 );
 CREATE INDEX sections_title ON sections(title_fold);
+CREATE TABLE terms (
+    id       INTEGER PRIMARY KEY,
+    repo_id  INTEGER NOT NULL,
+    term     TEXT NOT NULL,
+    df       INTEGER NOT NULL,
+    UNIQUE (repo_id, term)
+);
+CREATE TABLE postings (
+    term_id     INTEGER NOT NULL,
+    impact      INTEGER NOT NULL,
+    section_id  INTEGER NOT NULL,
+    PRIMARY KEY (term_id, impact DESC, section_id)
+) WITHOUT ROWID;
+CREATE TABLE section_terms (
+    section_id  INTEGER PRIMARY KEY,
+    repo_id     INTEGER NOT NULL,
+    prior       REAL NOT NULL,
+    terms       BLOB NOT NULL
+);
+CREATE TABLE repo_stats (
+    repo_id   INTEGER PRIMARY KEY,
+    sections  INTEGER NOT NULL
+);
 CREATE VIRTUAL TABLE sections_fts USING fts5(
     title, heading_path, summary, body, scope,
     tokenize = 'porter unicode61 remove_diacritics 2'
@@ -113,6 +141,7 @@ def connect(db_path: Path) -> sqlite3.Connection:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
         conn.execute("PRAGMA foreign_keys = OFF")
     except sqlite3.DatabaseError as exc:
         raise IndexStoreError(f"cannot open index database {db_path}: {exc}", path=str(db_path)) from None

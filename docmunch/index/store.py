@@ -24,6 +24,7 @@ import platformdirs
 from docmunch.errors import IndexStoreError, RepoNotFound
 from docmunch.formats.base import Rendition
 from docmunch.index.document import PreparedDoc, prepare_document
+from docmunch.index.postings import TermWriter, delete_section_terms
 from docmunch.index.rawcache import RawCache
 from docmunch.index.records import DocState
 from docmunch.index.schema import connect, ensure_schema
@@ -198,10 +199,12 @@ class Store:
         try:
             with self.write() as conn:
                 repo_id = self._upsert_repo(conn, repo, source)
+                terms = TermWriter(conn)
                 for doc in docs:
                     if not self.raw.path_for(doc.raw_hash).is_file():
                         self.raw.put(doc.data, sync=True)  # removed by a concurrent clean-up
-                    replaced.extend(_write_doc(conn, repo_id, doc))
+                    replaced.extend(_write_doc(conn, repo_id, doc, terms))
+                terms.flush()
         except sqlite3.IntegrityError:
             if len(docs) == 1:
                 return [(docs[0].doc_path, "duplicate section ids in the document")]
@@ -236,6 +239,8 @@ class Store:
             docs = conn.execute("SELECT id, raw_hash FROM docs WHERE repo_id = ?", (row[0],)).fetchall()
             for doc_id, _ in docs:
                 _delete_doc_rows(conn, int(doc_id), keep_doc=False)
+            conn.execute("DELETE FROM terms WHERE repo_id = ?", (row[0],))
+            conn.execute("DELETE FROM repo_stats WHERE repo_id = ?", (row[0],))
             conn.execute("DELETE FROM repos WHERE id = ?", (row[0],))
         self._discard_unreferenced([h for _, h in docs])
 
@@ -265,7 +270,7 @@ class Store:
                     self.raw.discard(digest)
 
 
-def _write_doc(conn: sqlite3.Connection, repo_id: int, doc: PreparedDoc) -> list[str]:
+def _write_doc(conn: sqlite3.Connection, repo_id: int, doc: PreparedDoc, terms: TermWriter) -> list[str]:
     """Insert or replace one prepared document; returns the raw hash it replaced (if any)."""
     old = conn.execute(
         "SELECT id, raw_hash FROM docs WHERE repo_id = ? AND doc_path = ?", (repo_id, doc.doc_path)
@@ -280,6 +285,7 @@ def _write_doc(conn: sqlite3.Connection, repo_id: int, doc: PreparedDoc) -> list
         doc_id = int(cur.lastrowid or 0)
     else:
         doc_id = int(old[0])
+        terms.flush()  # the old rows may still be queued (same document twice in one batch)
         _delete_doc_rows(conn, doc_id, keep_doc=True)
         conn.execute(
             "UPDATE docs SET title = ?, source_kind = ?, source_ref = ?, source_hash = ?, "
@@ -298,6 +304,7 @@ def _write_doc(conn: sqlite3.Connection, repo_id: int, doc: PreparedDoc) -> list
         "VALUES (?, ?, ?, ?, ?, ?)",
         [(first + i, *row, f"r{repo_id}") for i, row in enumerate(doc.fts_rows)],
     )
+    terms.add(repo_id, first, doc.term_rows)
     conn.executemany(
         "INSERT INTO blocks(doc_id, ord, md_start, md_end, kind, text, positions) "
         "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -311,6 +318,8 @@ def _next_section_rowid(conn: sqlite3.Connection) -> int:
 
 
 def _delete_doc_rows(conn: sqlite3.Connection, doc_id: int, *, keep_doc: bool) -> None:
+    section_ids = [row[0] for row in conn.execute("SELECT id FROM sections WHERE doc_id = ?", (doc_id,))]
+    delete_section_terms(conn, section_ids)
     conn.execute(
         "DELETE FROM sections_fts WHERE rowid IN (SELECT id FROM sections WHERE doc_id = ?)", (doc_id,)
     )
