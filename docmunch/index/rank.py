@@ -5,7 +5,8 @@ Algorithm (numbers behind each choice: ``docs/search.md``):
 1. **Analysis** — the query goes through the same analyser as the text
    (:func:`docmunch.index.analyze.terms`): stop and question words dropped, English stems,
    identifiers kept whole as extra terms, CJK segmented into words. A CJK word the repo has
-   never seen falls back to its dictionary sub-words, else to its characters; a query that
+   never seen falls back to its dictionary sub-words, else (three characters or more) to its
+   characters; a query that
    is one CJK character matches that character anywhere (``库`` finds ``代码库``).
 2. **Term weights** — ``IDF^IDF_EXPONENT`` per repo, IDF = ``ln(1 + (N − df + ½)/(df + ½))``
    (Robertson–Spärck Jones with the +1 of Lucene's BM25, never negative). The square root
@@ -37,6 +38,7 @@ __all__ = [
     "COORDINATION_EXPONENT",
     "IDF_EXPONENT",
     "MAX_POSTINGS_PER_TERM",
+    "MIN_CHARACTER_FALLBACK",
     "RESCORE_CANDIDATES",
     "SUBWORD_WEIGHT",
     "Ranker",
@@ -53,6 +55,9 @@ IDF_EXPONENT = 0.5
 COORDINATION_EXPONENT = 0.3
 """Exponent of the matched share of the query weight (0 → 0.825 recall, 0.3 → 0.842, 1 → 0.808;
 larger values punish the filler words of Chinese questions)."""
+MIN_CHARACTER_FALLBACK = 3
+"""An unknown CJK word of at least this many characters (and no known sub-word) is matched
+character by character; a shorter one is not (``设定`` must not match Japanese ``設定``)."""
 SUBWORD_WEIGHT = 0.5
 """Weight of the sub-words and characters that replace a CJK word unknown to the repo."""
 
@@ -122,7 +127,9 @@ class Ranker:
             if word in found or not is_cjk(word) or word.startswith(CHAR_PREFIX):
                 continue
             subs = [w for w in cjk_words(word) if w != word and len(w) > 1]
-            for sub in subs or [CHAR_PREFIX + ch for ch in word]:
+            if not subs and len(word) >= MIN_CHARACTER_FALLBACK:
+                subs = [CHAR_PREFIX + ch for ch in word]
+            for sub in subs:
                 if sub not in weights:
                     fallback[sub] = max(fallback.get(sub, 0.0), weight * SUBWORD_WEIGHT)
         found.update(self._lookup(list(fallback)))
@@ -171,8 +178,9 @@ class Ranker:
         out = []
         for sid, value in score.items():
             repo_id = repo_of[sid]
-            share = matched[sid] / self.total[repo_id]
-            out.append((value / IMPACT_LEVELS * share**COORDINATION_EXPONENT, sid, repo_id))
+            total = self.total[repo_id]
+            share = matched[sid] / total
+            out.append((value / IMPACT_LEVELS / total * share**COORDINATION_EXPONENT, sid, repo_id))
         out.sort(key=lambda item: (-item[0], item[1]))
         return out
 
