@@ -189,12 +189,16 @@ def ensure_schema(conn: sqlite3.Connection, db_path: Path) -> None:
         raise IndexStoreError(f"cannot read index database {db_path}: {exc}", path=str(db_path)) from None
     if version == SCHEMA_VERSION:
         return
+    why = _CHANGES.get(version, "")
     raise SchemaVersionError(
-        f"index at {db_path} was written by schema {version}, this docmunch needs {SCHEMA_VERSION}; "
+        f"index at {db_path} was written by schema {version}, this docmunch needs {SCHEMA_VERSION}{why}; "
         f"move or delete {db_path.parent} (or set DOCMUNCH_HOME to a new folder) and index your docs again",
         path=str(db_path),
     )
 
+
+_CHANGES = {1: " (schema 2 adds the term index of question search, built only while indexing)"}
+"""What an older schema lacks, named in the gate's message."""
 
 _REGEX_CACHE: dict[str, re.Pattern[str]] = {}
 
