@@ -173,7 +173,9 @@ def _cmd_search(args: argparse.Namespace) -> int:
     if args.query is None:
         args.repo, args.query = None, args.repo
     elif args.all:
-        sys.stderr.write("docmunch search: give either REPO or --all, not both (see 'docmunch search --help')\n")
+        sys.stderr.write(
+            "docmunch search: give either REPO or --all, not both (see 'docmunch search --help')\n"
+        )
         return 2
     started = time.perf_counter()
     with Index.open() as index:
@@ -405,7 +407,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--json", action="store_true", help="print the report as JSON")
 
     sp = cmd("search", _cmd_search, "search sections with keywords or a question (one repo, or all)")
-    sp.add_argument("repo", metavar="REPO", help="repo to search; omit it (or use --all) to search every repo")
+    sp.add_argument(
+        "repo", metavar="REPO", help="repo to search; omit it (or use --all) to search every repo"
+    )
     sp.add_argument("query", metavar="QUERY", nargs="?", help="keywords or a plain question, any language")
     sp.add_argument("--all", action="store_true", help="search every repo: docmunch search --all QUERY")
     sp.add_argument("--limit", type=_positive, default=10, metavar="N")
