@@ -44,6 +44,7 @@ __all__ = [
     "MIN_CONTENT_WORDS",
     "B",
     "SectionTerms",
+    "TermCache",
     "TermWriter",
     "content_prior",
     "delete_section_terms",
@@ -116,6 +117,31 @@ def section_terms(title: str, heading_path: str, document: str, body: str) -> Se
     return content_prior(body), out
 
 
+class TermCache:
+    """Term ids already known to this process, per repo (saves a lookup per term and batch).
+
+    Trusted only after :meth:`validate` inside the current write transaction: the cached
+    count of a repo's terms must equal the table's, else (another process added or deleted
+    terms) the repo's cache is dropped. Terms are only ever deleted with their repo.
+    """
+
+    def __init__(self) -> None:
+        self.ids: dict[int, dict[str, int]] = {}
+
+    def validate(self, conn: sqlite3.Connection, repo_id: int) -> None:
+        """Drop the repo's cached ids unless they match the table (call inside the transaction)."""
+        known = self.ids.get(repo_id)
+        if known is None:
+            return
+        count = conn.execute("SELECT count(*) FROM terms WHERE repo_id = ?", (repo_id,)).fetchone()[0]
+        if count != len(known):
+            del self.ids[repo_id]
+
+    def clear(self) -> None:
+        """Forget everything (after deleting a repo)."""
+        self.ids.clear()
+
+
 class TermWriter:
     """Buffers the term rows of one write transaction and writes them sorted in :meth:`flush`.
 
@@ -123,16 +149,21 @@ class TermWriter:
     once per transaction (not once per document) is what keeps cold indexing fast.
     """
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, cache: TermCache | None = None) -> None:
         self.conn = conn
-        self._ids: dict[tuple[int, str], int] = {}
+        self._cache = cache if cache is not None else TermCache()
+        self._checked: set[int] = set()
         self._postings: list[tuple[int, int, int]] = []
         self._forward: list[tuple[int, int, float, bytes]] = []
         self._df: Counter[int] = Counter()
         self._sections: Counter[int] = Counter()
 
-    def _term_ids(self, repo_id: int, words: Iterable[str]) -> None:
-        wanted = [w for w in dict.fromkeys(words) if (repo_id, w) not in self._ids]
+    def _term_ids(self, repo_id: int, words: Iterable[str]) -> dict[str, int]:
+        if repo_id not in self._checked:
+            self._cache.validate(self.conn, repo_id)
+            self._checked.add(repo_id)
+        ids = self._cache.ids.setdefault(repo_id, {})
+        wanted = [w for w in dict.fromkeys(words) if w not in ids]
         for start in range(0, len(wanted), 500):
             chunk = wanted[start : start + 500]
             self.conn.executemany(
@@ -143,15 +174,15 @@ class TermWriter:
             for term, tid in self.conn.execute(
                 f"SELECT term, id FROM terms WHERE repo_id = ? AND term IN ({marks})", (repo_id, *chunk)
             ):
-                self._ids[(repo_id, term)] = tid
+                ids[term] = tid
+        return ids
 
     def add(self, repo_id: int, first_rowid: int, rows: Sequence[SectionTerms]) -> None:
         """Queue the term rows of a document's sections (section ids ``first_rowid …``)."""
-        self._term_ids(repo_id, (t for _, items in rows for t, _ in items))
-        ids = self._ids
+        ids = self._term_ids(repo_id, (t for _, items in rows for t, _ in items))
         for offset, (prior, items) in enumerate(rows):
             sid = first_rowid + offset
-            packed = sorted((ids[(repo_id, t)] << 8) | impact for t, impact in items)
+            packed = sorted((ids[t] << 8) | impact for t, impact in items)
             self._postings.extend((value >> 8, value & 0xFF, sid) for value in packed)
             self._df.update(value >> 8 for value in packed)
             self._forward.append((sid, repo_id, prior, array("Q", packed).tobytes()))

@@ -24,7 +24,7 @@ import platformdirs
 from docmunch.errors import IndexStoreError, RepoNotFound
 from docmunch.formats.base import Rendition
 from docmunch.index.document import PreparedDoc, prepare_document
-from docmunch.index.postings import TermWriter, delete_section_terms
+from docmunch.index.postings import TermCache, TermWriter, delete_section_terms
 from docmunch.index.rawcache import RawCache
 from docmunch.index.records import DocState
 from docmunch.index.schema import connect, ensure_schema
@@ -61,6 +61,7 @@ class Store:
         self._local = threading.local()
         self._all: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
+        self._terms = TermCache()
         ensure_schema(self.conn, self.db_path)
 
     # --- connections -------------------------------------------------------------------
@@ -98,6 +99,7 @@ class Store:
             yield conn
         except BaseException:
             conn.execute("ROLLBACK")
+            self._terms.clear()  # term ids learnt in the rolled-back transaction are void
             raise
         conn.execute("COMMIT")
 
@@ -199,7 +201,7 @@ class Store:
         try:
             with self.write() as conn:
                 repo_id = self._upsert_repo(conn, repo, source)
-                terms = TermWriter(conn)
+                terms = TermWriter(conn, self._terms)
                 for doc in docs:
                     if not self.raw.path_for(doc.raw_hash).is_file():
                         self.raw.put(doc.data, sync=True)  # removed by a concurrent clean-up
@@ -240,6 +242,7 @@ class Store:
             for doc_id, _ in docs:
                 _delete_doc_rows(conn, int(doc_id), keep_doc=False)
             conn.execute("DELETE FROM terms WHERE repo_id = ?", (row[0],))
+            self._terms.clear()
             conn.execute("DELETE FROM repo_stats WHERE repo_id = ?", (row[0],))
             conn.execute("DELETE FROM repos WHERE id = ?", (row[0],))
         self._discard_unreferenced([h for _, h in docs])
