@@ -189,6 +189,14 @@ def _stderr_console() -> Any:
 
 
 def _cmd_search(args: argparse.Namespace) -> int:
+    # `search QUERY` and `search --all QUERY` search every repo; `search REPO QUERY` one repo.
+    if args.query is None:
+        args.repo, args.query = None, args.repo
+    elif args.all:
+        sys.stderr.write(
+            "docmunch search: give either REPO or --all, not both (see 'docmunch search --help')\n"
+        )
+        return 2
     started = time.perf_counter()
     with Index.open() as index:
         hits = index.search(
@@ -210,10 +218,15 @@ def _cmd_search(args: argparse.Namespace) -> int:
         return 0
     console = _console()
     if not hits:
-        console.print(f"no results for {args.query!r} in {args.repo}")
+        from docmunch.index.analyze import terms
+
+        where = args.repo if args.repo is not None else "any repo"
+        why = "" if terms(args.query, query=True) else " (it has only stop words or punctuation)"
+        console.print(f"no results for {args.query!r} in {where}{why}")
         return 0
     for h in hits:
-        console.print(f"[bold]{h.score:7.2f}[/]  [bold]{_esc(h.title)}[/]  [dim]({_esc(h.doc_path)})[/]")
+        place = h.doc_path if args.repo is not None else f"{h.repo}: {h.doc_path}"
+        console.print(f"[bold]{h.score:7.2f}[/]  [bold]{_esc(h.title)}[/]  [dim]({_esc(place)})[/]")
         console.print(f"         {_esc(h.id)}")
         if h.summary:
             console.print(f"         [dim]{_esc(h.summary)}[/]")
@@ -451,9 +464,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--allow-private", action="store_true", help="allow private/loopback addresses")
     sp.add_argument("--json", action="store_true", help="print the report as JSON")
 
-    sp = cmd("search", _cmd_search, "search the sections of a repo")
-    sp.add_argument("repo", metavar="REPO", help=_REPO_HELP)
-    sp.add_argument("query", metavar="QUERY")
+    sp = cmd("search", _cmd_search, "search sections with keywords or a question (one repo, or all)")
+    sp.add_argument(
+        "repo", metavar="REPO", help=_REPO_HELP + "; omit it (or use --all) to search every repo"
+    )
+    sp.add_argument("query", metavar="QUERY", nargs="?", help="keywords or a plain question, any language")
+    sp.add_argument("--all", action="store_true", help="search every repo: docmunch search --all QUERY")
     sp.add_argument("--limit", type=_positive, default=10, metavar="N")
     sp.add_argument("--doc", metavar="PATH", help="only this doc_path")
     sp.add_argument("--glob", metavar="PATTERN", help="only doc_paths matching this fnmatch pattern")

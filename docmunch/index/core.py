@@ -205,6 +205,7 @@ class Index:
         min_level: int | None = None,
         max_level: int | None = None,
         snippet_bytes: int = 0,
+        ranking: str = "question",
     ) -> list[SearchHit]:
         """Ranked search; see :func:`docmunch.index.search.search` (``repo``: ``NAME``,
         ``NAME@VERSION``, ``NAME@*`` for every version, ``None`` for every name's default)."""
@@ -218,6 +219,7 @@ class Index:
             min_level=min_level,
             max_level=max_level,
             snippet_bytes=snippet_bytes,
+            ranking=ranking,
         )
 
     def get_section(self, repo: str, section_id: str, *, verify: bool = False) -> SectionRead:

@@ -17,6 +17,7 @@ from typing import Any
 
 from docmunch.errors import IndexStoreError
 from docmunch.formats.base import Rendition
+from docmunch.index.postings import SectionTerms, section_terms
 from docmunch.index.rawcache import RawCache
 from docmunch.index.text import fts_text
 from docmunch.section import ParsedDocument, Section, split_at_headings, split_markdown, split_text
@@ -50,6 +51,8 @@ class PreparedDoc:
     section_rows: list[tuple[Any, ...]]
     fts_rows: list[tuple[str, str, str, str]]
     block_rows: list[tuple[Any, ...]]
+    term_rows: list[SectionTerms]
+    """Per section (same order as ``section_rows``): content prior and (term, impact) list."""
     pending: Path | None
     """Raw cache file written without fsync (synced by :meth:`Store.commit_documents`)."""
     data: bytes = b""
@@ -78,7 +81,10 @@ def prepare_document(
         else rendition.locator_for(s.byte_start, s.byte_end, anchor=s.anchor)
         for s in parsed.sections
     ]
-    rows, fts_rows = section_rows(data, parsed.sections, locators)
+    title = rendition.title or parsed.title or doc_path.rsplit("/", 1)[-1]
+    rows, fts_rows, term_rows = section_rows(
+        data, parsed.sections, locators, document=document_text(title, doc_path)
+    )
     block_rows = [
         (i, b.md_start, b.md_end, b.kind, b.text, json.dumps(list(b.positions), ensure_ascii=False))
         for i, b in enumerate(rendition.blocks)
@@ -87,7 +93,7 @@ def prepare_document(
     return PreparedDoc(
         doc_path=doc_path,
         values=(
-            rendition.title or parsed.title or doc_path.rsplit("/", 1)[-1],
+            title,
             rendition.source_kind,
             rendition.source_ref,
             source_hash,
@@ -99,24 +105,37 @@ def prepare_document(
         section_rows=rows,
         fts_rows=fts_rows,
         block_rows=block_rows,
+        term_rows=term_rows,
         pending=None if sync else pending,
         data=data,
     )
 
 
+def document_text(title: str, doc_path: str) -> str:
+    """What the document field of every section holds: title and path words (no suffix)."""
+    stem = doc_path.rsplit(".", 1)[0] if "." in doc_path.rsplit("/", 1)[-1] else doc_path
+    return f"{title} {stem.replace('/', ' ')}"
+
+
 def section_rows(
-    data: bytes, sections: Sequence[Section], locators: Sequence[dict[str, Any] | None]
-) -> tuple[list[tuple[Any, ...]], list[tuple[str, str, str, str]]]:
-    """Rows for the ``sections`` table (without id/doc_id/ord) and the FTS table (without rowid).
+    data: bytes,
+    sections: Sequence[Section],
+    locators: Sequence[dict[str, Any] | None],
+    *,
+    document: str,
+) -> tuple[list[tuple[Any, ...]], list[tuple[str, str, str, str]], list[SectionTerms]]:
+    """Rows for the ``sections`` table (without id/doc_id/ord), the FTS table (without rowid)
+    and the term index.
 
     The one place the search data of a section is derived (``title_fold``, heading path, FTS
-    text): the indexer calls it for every new document and a pack import for every packed
-    one, so a change to tokenisation reaches both.
+    text, weighted terms): the indexer calls it for every new document and a pack import for
+    every packed one, so a change to tokenisation reaches both.
 
     Args:
         data: the stored document bytes.
         sections: its sections in document order.
         locators: each section's locator (``None`` for none), same order.
+        document: the document's title and path words (:func:`document_text`).
 
     Raises:
         IndexStoreError: a section's ``content_hash`` is not the sha256 of its byte range.
@@ -125,6 +144,7 @@ def section_rows(
     parents = {s.id: s.parent_id for s in sections}
     rows: list[tuple[Any, ...]] = []
     fts: list[tuple[str, str, str, str]] = []
+    term_rows: list[SectionTerms] = []
     for s, locator in zip(sections, locators, strict=True):
         chain: list[str] = []
         parent = s.parent_id
@@ -155,4 +175,6 @@ def section_rows(
         )
         body = data[s.byte_start : s.byte_end].decode("utf-8", errors="replace")
         fts.append((fts_text(s.title), fts_text(heading_path), fts_text(s.summary), fts_text(body)))
-    return rows, fts
+        own = body.split("\n", 1)[1] if s.level > 0 and "\n" in body else ("" if s.level > 0 else body)
+        term_rows.append(section_terms(s.title, heading_path, document, own))
+    return rows, fts, term_rows

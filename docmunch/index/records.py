@@ -249,7 +249,8 @@ class SearchHit:
     level: int
     doc_path: str
     score: float
-    """Higher is better: ``-bm25`` (weighted columns) plus the exact-title boost."""
+    """Higher is better. Question ranking: 0 … about 2 (1.0 = every query term at full impact,
+    exact title +1.0; see :mod:`docmunch.index.search`); legacy ranking: ``-bm25`` plus 25."""
     summary: str
     byte_start: int
     byte_end: int

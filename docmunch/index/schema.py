@@ -15,24 +15,29 @@ The ``scope`` column holds one token per section, ``r<repo id>``, so a repo filt
 FTS5 term intersection instead of a join over every match.
 
 Schema history (``PRAGMA user_version``): 1 — the first release; 2 — versioned doc sets
-(:mod:`docmunch.index.versions`): ``repos`` gains ``base``, ``version``, ``ref``,
-``commit_sha`` and ``pinned``. A schema-1 index is migrated in place (one transaction, see
-:func:`_migrate_1_to_2`); any other version is refused.
+(:mod:`docmunch.index.versions`: ``repos`` gains ``base``, ``version``, ``ref``,
+``commit_sha`` and ``pinned``) and the term index of question search (``terms``,
+``postings``, ``section_terms``, ``repo_stats``).
 """
 
 from __future__ import annotations
 
 import re
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 from docmunch.errors import IndexStoreError, SchemaVersionError
 from docmunch.index.versions import split_name
 
-__all__ = ["BUSY_TIMEOUT_MS", "SCHEMA_VERSION", "connect", "ensure_schema"]
+__all__ = ["BUSY_TIMEOUT_MS", "CACHE_KIB", "SCHEMA_VERSION", "connect", "ensure_schema"]
 
 SCHEMA_VERSION = 2
 """Bumped whenever the tables below change incompatibly (stored in ``PRAGMA user_version``)."""
+
+CACHE_KIB = 65_536
+"""SQLite page cache per connection (KiB; SQLite's default is 2,000): indexing inserts
+postings all over the term index, and a cache that holds it avoids re-reading pages."""
 
 BUSY_TIMEOUT_MS = 30_000
 """How long a writer waits for another writer's transaction before giving up."""
@@ -101,6 +106,29 @@ CREATE TABLE counters (
     value  INTEGER NOT NULL
 );
 CREATE INDEX sections_title ON sections(title_fold);
+CREATE TABLE terms (
+    id       INTEGER PRIMARY KEY,
+    repo_id  INTEGER NOT NULL,
+    term     TEXT NOT NULL,
+    df       INTEGER NOT NULL,
+    UNIQUE (repo_id, term)
+);
+CREATE TABLE postings (
+    term_id     INTEGER NOT NULL,
+    impact      INTEGER NOT NULL,
+    section_id  INTEGER NOT NULL,
+    PRIMARY KEY (term_id, impact DESC, section_id)
+) WITHOUT ROWID;
+CREATE TABLE section_terms (
+    section_id  INTEGER PRIMARY KEY,
+    repo_id     INTEGER NOT NULL,
+    prior       REAL NOT NULL,
+    terms       BLOB NOT NULL
+);
+CREATE TABLE repo_stats (
+    repo_id   INTEGER PRIMARY KEY,
+    sections  INTEGER NOT NULL
+);
 CREATE VIRTUAL TABLE sections_fts USING fts5(
     title, heading_path, summary, body, scope,
     tokenize = 'porter unicode61 remove_diacritics 2'
@@ -125,6 +153,7 @@ def connect(db_path: Path) -> sqlite3.Connection:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
         conn.execute("PRAGMA foreign_keys = OFF")
     except sqlite3.DatabaseError as exc:
         raise IndexStoreError(f"cannot open index database {db_path}: {exc}", path=str(db_path)) from None
@@ -177,8 +206,9 @@ def ensure_schema(conn: sqlite3.Connection, db_path: Path) -> None:
         raise IndexStoreError(f"cannot read index database {db_path}: {exc}", path=str(db_path)) from None
     if version == SCHEMA_VERSION:
         return
+    why = _CHANGES.get(version, "")
     raise SchemaVersionError(
-        f"index at {db_path} was written by schema {version}, this docmunch needs {SCHEMA_VERSION}; "
+        f"index at {db_path} was written by schema {version}, this docmunch needs {SCHEMA_VERSION}{why}; "
         f"move or delete {db_path.parent} (or set DOCMUNCH_HOME to a new folder) and index your docs again",
         path=str(db_path),
     )
@@ -216,9 +246,11 @@ def _migrate_1_to_2(conn: sqlite3.Connection) -> None:
         )
 
 
-_MIGRATIONS = {1: _migrate_1_to_2}
+_MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {}
 """Schema version → the step that brings it to :data:`SCHEMA_VERSION` (run in one transaction)."""
 
+_CHANGES = {1: " (schema 2 adds versioned repos and the term index of question search)"}
+"""What an older schema lacks, named in the gate's message."""
 
 _REGEX_CACHE: dict[str, re.Pattern[str]] = {}
 

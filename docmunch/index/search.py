@@ -1,31 +1,70 @@
-"""Ranked full-text search over sections (design brief §5).
+"""Ranked search over sections (design brief §5): questions and keywords, any language.
 
-Ranking is SQLite FTS5's ``bm25()`` (Robertson/Spärck Jones Okapi BM25, k1 = 1.2, b = 0.75
-as built into FTS5) with column weights :data:`COLUMN_WEIGHTS` — title highest — negated so
-that higher scores are better, plus :data:`EXACT_TITLE_BOOST` when the whole query equals the
-section title (case-insensitive, whitespace collapsed).
+Two rankings, chosen with ``ranking``:
 
-Matching: all query terms must match (FTS5 implicit AND). When that finds nothing and the
-query has several terms, hits matching *any* term are returned instead (same ranking). Queries are built by
-:func:`docmunch.index.text.match_expression`, so any user string is safe.
+* ``"question"`` (default) — :mod:`docmunch.index.rank`: every section matching some of the
+  query's content words is ranked (BM25F over title, heading path, document and body with
+  coordination and a content prior). On the final candidates this module adds
+  :data:`EXACT_TITLE_BOOST` when the whole query equals the section title and
+  :data:`IDENTIFIER_BOOST` when the section contains a code identifier of the query
+  verbatim (``Arc<Mutex<T>>``, ``--dry-run``).
+* ``"legacy"`` — docmunch 0.1's FTS5 ranking (:mod:`docmunch.index.legacy`), for comparison.
+
+A query of stop words only (``"how do I"``) or of punctuation has no terms: the result is
+empty, never an error. User text never reaches SQL or FTS5 syntax.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import re
 from typing import Any
 
+from docmunch.index.legacy import legacy_search
+from docmunch.index.rank import RESCORE_CANDIDATES, Ranker
 from docmunch.index.records import SearchHit
 from docmunch.index.store import Store
-from docmunch.index.text import match_expression
 
-__all__ = ["COLUMN_WEIGHTS", "EXACT_TITLE_BOOST", "search"]
+__all__ = [
+    "EXACT_TITLE_BOOST",
+    "IDENTIFIER_BOOST",
+    "IDENTIFIER_CHECKS",
+    "RANKINGS",
+    "identifiers",
+    "search",
+]
 
-COLUMN_WEIGHTS = (10.0, 4.0, 2.0, 1.0)
-"""bm25 weights of the FTS columns: title, heading path (ancestor titles), summary, body."""
+RANKINGS = ("question", "legacy")
+"""Accepted values of ``ranking``."""
+EXACT_TITLE_BOOST = 1.0
+"""Added when the query equals the section title (case and spacing ignored): ``kubectl drain``
+puts that page first. Scores are normalised to the query's total weight, so 1.0 is the score
+of a section with every term at full impact."""
+IDENTIFIER_BOOST = 0.5
+"""Added, times the share of the query's identifiers found, when a section's text contains
+them verbatim (case-insensitive)."""
+IDENTIFIER_CHECKS = 30
+"""How many of the best candidates are read back (raw cache) for the identifier check."""
 
-EXACT_TITLE_BOOST = 25.0
-"""Added to the score of a section whose title equals the query (bm25 scores here are ~1–40)."""
+_ROW_SQL = (
+    "SELECT s.id, s.sid, r.name, d.doc_path, s.title, s.level, s.summary, s.byte_start, s.byte_end, "
+    "d.raw_hash, s.title_fold FROM sections s JOIN docs d ON d.id = s.doc_id "
+    "JOIN repos r ON r.id = d.repo_id WHERE s.id IN ({ids})"
+)
+_IDENTIFIER = re.compile(r"^(?=.*[^\W_])(?=.*[^\w\s]).+$")
+_EDGE = "\"'`“”‘’,.;!?。，；！？()（）"
+
+
+def identifiers(query: str) -> list[str]:
+    """Whitespace-separated pieces of ``query`` mixing word characters and punctuation inside
+    (``Arc<Mutex<T>>``, ``--dry-run``, ``std::env::var``), quotes and sentence punctuation at
+    their ends removed, casefolded."""
+    out: list[str] = []
+    for piece in query.split():
+        piece = piece.strip(_EDGE)
+        if len(piece) >= 3 and _IDENTIFIER.match(piece) and not piece.isalnum():
+            out.append(piece.casefold())
+    return list(dict.fromkeys(out))
 
 
 def _title_key(text: str) -> str:
@@ -43,11 +82,12 @@ def search(
     min_level: int | None = None,
     max_level: int | None = None,
     snippet_bytes: int = 0,
+    ranking: str = "question",
 ) -> list[SearchHit]:
     """Search sections; best first.
 
     Args:
-        query: any user string (empty or punctuation-only → no results).
+        query: any user string (empty, punctuation-only or stop-words-only → no results).
         repo: ``NAME`` (its default version), ``NAME@VERSION``, ``NAME@*`` (every version), or
             ``None`` = the default version of every name (see :mod:`docmunch.index.versions`).
         limit: maximum number of hits (clamped to 1–200).
@@ -55,15 +95,27 @@ def search(
         path_glob: ``fnmatch`` pattern on doc_path (``*`` also crosses ``/``; ``concepts/**``).
         min_level, max_level: inclusive heading-level range (0 = preamble).
         snippet_bytes: when > 0, each hit carries the first N bytes of its section (UTF-8 safe).
+        ranking: ``"question"`` (default) or ``"legacy"`` (docmunch 0.1's AND-then-OR FTS5 BM25).
 
     Raises:
         RepoNotFound: ``repo`` is not indexed. UnknownVersion: NAME is, that version is not.
+        ValueError: unknown ``ranking`` (programmer error).
     """
+    if ranking == "legacy":
+        return legacy_search(
+            store, query, repo=repo, limit=limit, doc_path=doc_path, path_glob=path_glob,
+            min_level=min_level, max_level=max_level, snippet_bytes=snippet_bytes,
+        )
+    if ranking != "question":
+        raise ValueError(f"unknown ranking {ranking!r}; expected one of {RANKINGS}")
     scope = store.repo_scope(repo)
-    repo_ids = [row.id for row in scope] if scope is not None else None
+    if scope is not None:
+        repo_ids = [row.id for row in scope]
+    else:
+        repo_ids = [row[0] for row in store.conn.execute("SELECT id FROM repos ORDER BY id")]
     limit = max(1, min(int(limit), 200))
-    strict = match_expression(query)
-    if strict is None:
+    ranker = Ranker(store.conn, query, repo_ids)
+    if ranker.empty:
         return []
     filters: list[str] = []
     args: list[Any] = []
@@ -79,106 +131,49 @@ def search(
     if max_level is not None:
         filters.append("s.level <= ?")
         args.append(int(max_level))
-    search = _Query(store, repo_ids, filters, args, _title_key(query), limit)
-    rows = search.run(strict)
-    if not rows:
-        loose = match_expression(query, any_term=True)
-        if loose is not None and loose != strict:
-            rows = search.run(loose)
+    where = "".join(f" AND {f}" for f in filters)
+
+    candidates = ranker.candidates(unbounded=bool(filters))
+    chunk = max(RESCORE_CANDIDATES, limit * 2)
+    scored: list[tuple[float, tuple[Any, ...]]] = []
+    key = _title_key(query)
+    for start in range(0, len(candidates), chunk):
+        part = candidates[start : start + chunk]
+        exact = ranker.rescore([sid for _, sid, _ in part])
+        ids = list(exact)
+        if not ids:
+            continue
+        rows = store.conn.execute(_ROW_SQL.format(ids=",".join("?" * len(ids))) + where, (*ids, *args))
+        for row in rows.fetchall():
+            value = exact[row[0]]
+            if row[10] == key:
+                value += EXACT_TITLE_BOOST
+            scored.append((value, row))
+        if len(scored) >= limit:
+            break
+    scored.sort(key=lambda item: (-item[0], item[1][1]))
+    wanted = identifiers(query)
+    if wanted:
+        scored = _identifier_boost(store, scored, wanted)
     hits: list[SearchHit] = []
-    for score, (sid, name, path, title, level, summary, start, end, raw_hash) in rows:
+    for value, (_, sid, name, path, title, level, summary, start, end, raw_hash, _fold) in scored[:limit]:
         snippet = None
         if snippet_bytes > 0:
             data = store.raw.read_range(raw_hash, start, min(end, start + snippet_bytes))
             snippet = data.decode("utf-8", errors="ignore")
-        hits.append(SearchHit(name, sid, title, level, path, round(score, 4), summary, start, end, snippet))
+        hits.append(SearchHit(name, sid, title, level, path, round(value, 4), summary, start, end, snippet))
     return hits
 
 
-_TEXT_COLUMNS = "{title heading_path summary body}"
-_WEIGHTS = ", ".join(str(w) for w in (*COLUMN_WEIGHTS, 0.0))
-_ROW_SQL = (
-    "SELECT s.id, s.sid, r.name, d.doc_path, s.title, s.level, s.summary, s.byte_start, s.byte_end, "
-    "d.raw_hash "
-    "FROM sections s JOIN docs d ON d.id = s.doc_id JOIN repos r ON r.id = d.repo_id WHERE s.id IN ({ids})"
-)
-
-
-class _Query:
-    """One search: ranks inside FTS5 first (cheap), then joins and filters only the best rows.
-
-    bm25 must be computed for every matching row, but the joins with ``sections``/``docs``
-    and the filters run only on the top ``k`` rows; ``k`` grows (×8) until ``limit`` rows pass
-    the filters or the matches are exhausted. Exact-title rows are looked up through the
-    ``title_fold`` index and get :data:`EXACT_TITLE_BOOST`.
-    """
-
-    def __init__(
-        self,
-        store: Store,
-        repo_ids: list[int] | None,
-        filters: list[str],
-        args: list[Any],
-        key: str,
-        limit: int,
-    ) -> None:
-        self.conn = store.conn
-        self.repo_ids = repo_ids
-        self.filters = filters
-        self.args = args
-        self.key = key
-        self.limit = limit
-
-    def _match(self, expr: str) -> str:
-        match = f"{_TEXT_COLUMNS} : ({expr})"
-        if self.repo_ids is not None:
-            match += " AND scope : (" + " OR ".join(f'"r{i}"' for i in self.repo_ids) + ")"
-        return match
-
-    def run(self, expr: str) -> list[tuple[float, tuple[Any, ...]]]:
-        """``[(score, row)]`` best first, at most ``limit``; row = sid, repo, doc_path, title, level,
-        summary, byte_start, byte_end, raw_hash."""
-        match = self._match(expr)
-        scores: dict[int, float] = {}
-        # Exact-title rows: ranked inside FTS among themselves ("+rowid" keeps the IN list from
-        # becoming one FTS lookup per row, which is slow for titles repeated thousands of times).
-        has_exact = self.conn.execute(
-            "SELECT 1 FROM sections WHERE title_fold = ? LIMIT 1", (self.key,)
-        ).fetchone()
-        k = self.limit if not self.filters else self.limit * 4
-        while has_exact:
-            exact = self.conn.execute(
-                f"SELECT rowid, bm25(sections_fts, {_WEIGHTS}) AS r FROM sections_fts "
-                "WHERE sections_fts MATCH ? AND +rowid IN (SELECT id FROM sections WHERE title_fold = ?) "
-                "ORDER BY r LIMIT ?",
-                (match, self.key, k),
-            ).fetchall()
-            for rowid, rank in exact:
-                scores[rowid] = -rank + EXACT_TITLE_BOOST
-            if len(exact) < k or len(self._rows(scores)) >= self.limit:
-                break
-            k *= 8
-        k = self.limit if not self.filters else self.limit * 4
-        while True:
-            ranked = self.conn.execute(
-                f"SELECT rowid, bm25(sections_fts, {_WEIGHTS}) AS r FROM sections_fts "
-                "WHERE sections_fts MATCH ? ORDER BY r LIMIT ?",
-                (match, k),
-            ).fetchall()
-            for rowid, rank in ranked:
-                scores.setdefault(rowid, -rank)
-            rows = self._rows(scores)
-            if len(rows) >= self.limit or len(ranked) < k:
-                return rows[: self.limit]
-            k *= 8
-
-    def _rows(self, scores: dict[int, float]) -> list[tuple[float, tuple[Any, ...]]]:
-        if not scores:
-            return []
-        ids = list(scores)
-        where = "".join(f" AND {f}" for f in self.filters)
-        sql = _ROW_SQL.format(ids=",".join("?" * len(ids))) + where
-        found = self.conn.execute(sql, (*ids, *self.args)).fetchall()
-        out = [(scores[row[0]], row[1:]) for row in found]
-        out.sort(key=lambda item: (-item[0], item[1][0]))
-        return out
+def _identifier_boost(
+    store: Store, scored: list[tuple[float, tuple[Any, ...]]], wanted: list[str]
+) -> list[tuple[float, tuple[Any, ...]]]:
+    """Re-sort the best :data:`IDENTIFIER_CHECKS` after adding :data:`IDENTIFIER_BOOST`."""
+    head = scored[:IDENTIFIER_CHECKS]
+    boosted: list[tuple[float, tuple[Any, ...]]] = []
+    for value, row in head:
+        data = store.raw.read_range(row[9], row[7], row[8]).decode("utf-8", errors="replace").casefold()
+        found = sum(1 for ident in wanted if ident in data)
+        boosted.append((value + IDENTIFIER_BOOST * found / len(wanted), row))
+    boosted.sort(key=lambda item: (-item[0], item[1][1]))
+    return boosted + scored[IDENTIFIER_CHECKS:]

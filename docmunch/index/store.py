@@ -25,6 +25,7 @@ from docmunch.errors import IndexStoreError, RepoExists, RepoNotFound
 from docmunch.formats.base import Rendition
 from docmunch.index import versions
 from docmunch.index.document import PreparedDoc, prepare_document
+from docmunch.index.postings import TermCache, TermWriter, delete_section_terms
 from docmunch.index.rawcache import RawCache
 from docmunch.index.records import DocState
 from docmunch.index.schema import connect, ensure_schema
@@ -62,6 +63,7 @@ class Store:
         self._local = threading.local()
         self._all: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
+        self._terms = TermCache()
         ensure_schema(self.conn, self.db_path)
 
     # --- connections -------------------------------------------------------------------
@@ -99,6 +101,7 @@ class Store:
             yield conn
         except BaseException:
             conn.execute("ROLLBACK")
+            self._terms.clear()  # term ids learnt in the rolled-back transaction are void
             raise
         conn.execute("COMMIT")
 
@@ -236,16 +239,14 @@ class Store:
                             "it under another name with --as NAME@VERSION",
                             repo=repo,
                         )
-                    old = conn.execute("SELECT id, raw_hash FROM docs WHERE repo_id = ?", (row[0],))
-                    for doc_id, raw_hash in old.fetchall():
-                        _delete_doc_rows(conn, int(doc_id), keep_doc=False)
-                        dropped.append(raw_hash)
-                    conn.execute("DELETE FROM repos WHERE id = ?", (row[0],))
+                    dropped.extend(self._drop_repo_rows(conn, int(row[0])))
                 repo_id = self._upsert_repo(conn, repo, source, origin=origin)
+                terms = TermWriter(conn, self._terms)
                 for doc in docs:
                     if not self.raw.path_for(doc.raw_hash).is_file():
                         self.raw.put(doc.data, sync=True)
-                    _write_doc(conn, repo_id, doc)
+                    _write_doc(conn, repo_id, doc, terms)
+                terms.flush()
         except BaseException as exc:
             with contextlib.suppress(Exception):  # the cache files this failed load wrote
                 self._discard_unreferenced([d.raw_hash for d in docs])
@@ -302,10 +303,12 @@ class Store:
         try:
             with self.write() as conn:
                 repo_id = self._upsert_repo(conn, repo, source)
+                terms = TermWriter(conn, self._terms)
                 for doc in docs:
                     if not self.raw.path_for(doc.raw_hash).is_file():
                         self.raw.put(doc.data, sync=True)  # removed by a concurrent clean-up
-                    replaced.extend(_write_doc(conn, repo_id, doc))
+                    replaced.extend(_write_doc(conn, repo_id, doc, terms))
+                terms.flush()
         except sqlite3.IntegrityError:
             if len(docs) == 1:
                 return [(docs[0].doc_path, "duplicate section ids in the document")]
@@ -337,11 +340,20 @@ class Store:
             row = conn.execute("SELECT id FROM repos WHERE name = ?", (repo,)).fetchone()
             if row is None:
                 raise RepoNotFound(repo)
-            docs = conn.execute("SELECT id, raw_hash FROM docs WHERE repo_id = ?", (row[0],)).fetchall()
-            for doc_id, _ in docs:
-                _delete_doc_rows(conn, int(doc_id), keep_doc=False)
-            conn.execute("DELETE FROM repos WHERE id = ?", (row[0],))
-        self._discard_unreferenced([h for _, h in docs])
+            dropped = self._drop_repo_rows(conn, int(row[0]))
+        self._discard_unreferenced(dropped)
+
+    def _drop_repo_rows(self, conn: sqlite3.Connection, repo_id: int) -> list[str]:
+        """Delete a repo's rows (documents, sections, search data, the repo) inside the caller's
+        transaction; returns the raw hashes its documents referred to."""
+        docs = conn.execute("SELECT id, raw_hash FROM docs WHERE repo_id = ?", (repo_id,)).fetchall()
+        for doc_id, _ in docs:
+            _delete_doc_rows(conn, int(doc_id), keep_doc=False)
+        conn.execute("DELETE FROM terms WHERE repo_id = ?", (repo_id,))
+        self._terms.clear()
+        conn.execute("DELETE FROM repo_stats WHERE repo_id = ?", (repo_id,))
+        conn.execute("DELETE FROM repos WHERE id = ?", (repo_id,))
+        return [str(h) for _, h in docs]
 
     def record_tokens_saved(self, tokens: int) -> int:
         """Add ``tokens`` to the persisted ``tokens_saved`` counter; returns the new total."""
@@ -369,7 +381,7 @@ class Store:
                     self.raw.discard(digest)
 
 
-def _write_doc(conn: sqlite3.Connection, repo_id: int, doc: PreparedDoc) -> list[str]:
+def _write_doc(conn: sqlite3.Connection, repo_id: int, doc: PreparedDoc, terms: TermWriter) -> list[str]:
     """Insert or replace one prepared document; returns the raw hash it replaced (if any)."""
     old = conn.execute(
         "SELECT id, raw_hash FROM docs WHERE repo_id = ? AND doc_path = ?", (repo_id, doc.doc_path)
@@ -384,6 +396,7 @@ def _write_doc(conn: sqlite3.Connection, repo_id: int, doc: PreparedDoc) -> list
         doc_id = int(cur.lastrowid or 0)
     else:
         doc_id = int(old[0])
+        terms.flush()  # the old rows may still be queued (same document twice in one batch)
         _delete_doc_rows(conn, doc_id, keep_doc=True)
         conn.execute(
             "UPDATE docs SET title = ?, source_kind = ?, source_ref = ?, source_hash = ?, "
@@ -402,6 +415,7 @@ def _write_doc(conn: sqlite3.Connection, repo_id: int, doc: PreparedDoc) -> list
         "VALUES (?, ?, ?, ?, ?, ?)",
         [(first + i, *row, f"r{repo_id}") for i, row in enumerate(doc.fts_rows)],
     )
+    terms.add(repo_id, first, doc.term_rows)
     conn.executemany(
         "INSERT INTO blocks(doc_id, ord, md_start, md_end, kind, text, positions) "
         "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -415,6 +429,8 @@ def _next_section_rowid(conn: sqlite3.Connection) -> int:
 
 
 def _delete_doc_rows(conn: sqlite3.Connection, doc_id: int, *, keep_doc: bool) -> None:
+    section_ids = [row[0] for row in conn.execute("SELECT id FROM sections WHERE doc_id = ?", (doc_id,))]
+    delete_section_terms(conn, section_ids)
     conn.execute(
         "DELETE FROM sections_fts WHERE rowid IN (SELECT id FROM sections WHERE doc_id = ?)", (doc_id,)
     )

@@ -18,10 +18,11 @@ INSTRUCTIONS = (
     "docmunch serves documentation as small, byte-exact sections so you read only what answers "
     "the question. Order of use: (1) list_repos to see what is indexed; if it is empty or lacks "
     "the docs you need, index them first with index_local (folder or file), index_url (web page "
-    "or site with crawl=true) or index_repo. (2) search_sections with a few keywords returns "
-    "section handles (id, title, summary), never bodies. (3) get_section with a handle's id "
-    "returns that section's exact text plus a citation; use get_sections for several ids at "
-    "once and get_section_context when you also need the breadcrumb and neighbouring sections. "
+    "or site with crawl=true) or index_repo. (2) search_sections with the user's question as is "
+    "(or keywords) returns section handles (id, title, summary), never bodies. (3) get_section "
+    "with a handle's id returns that section's exact text plus a citation; use get_sections "
+    "for several ids at once and get_section_context when you also need the breadcrumb and "
+    "neighbouring sections. "
     "To browse instead of search: list_docs, then get_toc / get_toc_tree / "
     "get_document_outline. verify_index checks stored hashes; extract_url converts one page "
     "to Markdown without indexing it. Repos may be versioned: NAME@VERSION names one version, "
@@ -231,10 +232,12 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "search_sections",
         "Search sections",
-        "Full-text search (BM25, titles weighted highest) over indexed sections; the first tool to use "
-        "for a question. Returns handles, not bodies: {results: [{id, repo, title, level, doc_path, "
-        "score, summary, byte_start, byte_end, snippet?}]}. Then call get_section with an id. Omit repo "
-        "to search every repo. Any text is a safe query; CJK works.",
+        "Search indexed sections; the first tool to use for a question. Pass the question as is, in "
+        "plain words ('how do I share data between threads?', Chinese, or mixed): sections matching "
+        "some of its words are ranked (titles weigh most), question and stop words are ignored, "
+        "identifiers like Arc<Mutex<T>> or --dry-run match verbatim. Returns handles, not bodies: "
+        "{results: [{id, repo, title, level, doc_path, score, summary, byte_start, byte_end, snippet?}]}. "
+        "Then call get_section with an id. Omit repo to search every repo.",
         _obj(
             {
                 "query": {"type": "string", "minLength": 1, "description": "Keywords or a question."},

@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from docmunch.index import Index
+from docmunch.index.analyze import CHAR_PREFIX, terms
+from docmunch.index.search import identifiers
 from docmunch.index.text import fts_text, match_expression, query_terms
 
 from .conftest import write
@@ -87,11 +89,20 @@ def test_title_weighted_highest_and_exact_title_boost(index: Index) -> None:
     assert titles.index("Advanced configuration") < titles.index("API reference")
 
 
-def test_all_terms_then_any_term_fallback(index: Index) -> None:
-    both = index.search("widget cache", repo="docs")
+def test_legacy_all_terms_then_any_term_fallback(index: Index) -> None:
+    both = index.search("widget cache", repo="docs", ranking="legacy")
     assert [h.title for h in both] == ["Advanced configuration"]
-    fallback = index.search("widget nonexistentword", repo="docs")
+    fallback = index.search("widget nonexistentword", repo="docs", ranking="legacy")
     assert len(fallback) >= 3
+
+
+def test_some_terms_are_enough_and_more_terms_rank_higher(index: Index) -> None:
+    hits = index.search("widget cache", repo="docs")
+    assert hits[0].title == "Advanced configuration"  # the only section with both words
+    assert len(hits) >= 3  # sections with one of them are still candidates
+    assert index.search("widget nonexistentword", repo="docs")[0].doc_path in {
+        "intro.md", "config.md", "api/reference.md"
+    }
 
 
 def test_cjk_queries_of_every_length(index: Index) -> None:
@@ -128,6 +139,16 @@ def test_filters_and_snippets(index: Index) -> None:
         "byte_end",
         "repo",
     }
+
+
+def test_analysis() -> None:
+    assert terms("How do I share data between threads?", query=True) == ["share", "data", "thread"]
+    assert terms("--dry-run", query=True) == ["dry-run", "dri", "run"]
+    assert "readi" in terms("readinessProbe") and "readinessprob" in terms("readinessProbe")
+    assert terms("调度器挑选节点", query=True) == ["调度", "器", "挑选", "节点"]
+    assert CHAR_PREFIX + "库" in terms("代码库")  # characters are indexed too
+    assert terms("how do I") == [] and terms("是什么", query=True) == []
+    assert identifiers("what is Arc<Mutex<T>>? and `--dry-run`, kubectl") == ["arc<mutex<t>>", "--dry-run"]
 
 
 def test_query_helpers() -> None:

@@ -1,0 +1,235 @@
+"""Search benchmark: quality (dev questions + our keyword queries) and speed, both rankings.
+
+Quality: every corpus of ``$DOCMUNCH_FIXTURES/corpora`` that a query file names is indexed
+into a temporary ``DOCMUNCH_HOME`` (``NOTICE.md`` skipped), each query runs with limit 10
+under the ``question`` ranking and the ``legacy`` ranking (docmunch 0.1) side by side, and
+:mod:`bench.search_eval` scores recall@10 / MRR@10 per corpus, kind and language. Query
+files: the dev questions ``$DOCMUNCH_FIXTURES/queries/nl-questions-dev.jsonl`` and this
+repo's keyword queries ``fixtures/queries/keywords.jsonl``.
+
+Speed (in-process, after 20 warm-up queries): p50/p95 of :data:`QUERIES` mixed queries
+(dev questions, keyword queries, section titles and their first words) on k8s-en, and on
+k8s-en copied :data:`COPIES` times into one repo (each copy under its own folder with one
+unique line appended to every file, so no two files are equal). Index cost: cold index time
+and database size of k8s-en with this code, beside the same with the baseline code
+(:data:`BASELINE_COMMIT`, extracted with ``git archive`` into a temp folder and run in a
+child process) — skipped with a note when git or the commit is not available.
+
+Run alone: ``python -m bench search`` (``make bench`` runs every benchmark).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+
+from bench import search_eval
+
+ROOT = Path(__file__).resolve().parent.parent
+BASELINE_COMMIT = "ea0c5109f3c8e22a3c793e135747901363d3f270"
+"""The main branch before question search (docmunch 0.1 ranking and schema 1)."""
+QUERIES = 300
+COPIES = 10
+EXCLUDE = ("NOTICE.md",)
+RANKINGS = ("question", "legacy")
+TARGETS = {
+    "dev_recall@10": 0.92,
+    "dev_mrr@10": 0.70,
+    "dev_zh_recall@10": 0.90,
+    "k8s-en_p95_ms": 10.0,
+    "k8s-en-x10_p95_ms": 30.0,
+    "cold_ratio": 1.30,
+}
+"""Issue 10's targets (recall/MRR: at least; latencies and the cold-time ratio: at most)."""
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def query_files(fixtures: Path) -> dict[str, Path]:
+    """``{name: path}`` of the labelled query files that exist."""
+    files = {
+        "dev": fixtures / "queries" / "nl-questions-dev.jsonl",
+        "keywords": ROOT / "fixtures" / "queries" / "keywords.jsonl",
+    }
+    return {name: path for name, path in files.items() if path.is_file()}
+
+
+def quality(index: Any, items: list[search_eval.Labelled], ranking: str) -> dict[str, Any]:
+    """Scores of one ranking on one query set (see :func:`search_eval.score`)."""
+    groups, ranks = search_eval.score(
+        items, lambda it: index.search(it.query, repo=it.corpus, limit=10, ranking=ranking)
+    )
+    return {"groups": groups, "ranks": ranks}
+
+
+def _mixed_queries(index: Any, repo: str, items: list[search_eval.Labelled], n: int) -> list[str]:
+    rng = random.Random(0)
+    titles = [s.title for s in index.toc(repo) if s.level > 0 and s.title.strip()]
+    own = [it.query for it in items if it.corpus == "k8s-en"]
+    out: list[str] = []
+    while len(out) < n:
+        pick = rng.random()
+        if pick < 0.4 and own:
+            out.append(rng.choice(own))
+        else:
+            words = rng.choice(titles).split()
+            out.append(" ".join(words[: rng.randint(1, 3)]) if rng.random() < 0.6 else " ".join(words))
+    return out
+
+
+def latency(index: Any, repo: str, queries: list[str], ranking: str) -> dict[str, float]:
+    """p50/p95 in ms of ``queries`` (limit 10) after 20 warm-up queries."""
+    for q in queries[:20]:
+        index.search(q, repo=repo, ranking=ranking)
+    times: list[float] = []
+    for q in queries:
+        started = time.perf_counter()
+        index.search(q, repo=repo, limit=10, ranking=ranking)
+        times.append((time.perf_counter() - started) * 1000)
+    return {"p50_ms": round(statistics.median(times), 3), "p95_ms": round(_pct(times, 0.95), 3)}
+
+
+def build_copies(source: Path, target: Path, copies: int) -> Path:
+    """``copies`` copies of ``source`` under ``target/copy-<i>/``, each file made unique."""
+    for i in range(copies):
+        dest = target / f"copy-{i}"
+        shutil.copytree(source, dest, ignore=shutil.ignore_patterns(*EXCLUDE))
+        for path in dest.rglob("*.md"):
+            with path.open("ab") as fh:
+                fh.write(f"\n<!-- copy {i} of {path.name} -->\n".encode())
+    return target
+
+
+def _db_mb(home: Path) -> float:
+    return round(sum(p.stat().st_size for p in home.glob("index.sqlite3*")) / 1e6, 2)
+
+
+def index_cost(corpus: Path) -> dict[str, float]:
+    """Cold index time (s) and database size (MB) of one corpus, in a child process."""
+    with tempfile.TemporaryDirectory(prefix="bench-search-cost-") as tmp:
+        # The editable install's import hook would win over PYTHONPATH: drop it in the child.
+        code = (
+            "import sys,os;sys.meta_path[:]=[f for f in sys.meta_path if 'editable' not in repr(f).lower()]\n"
+            "sys.path.insert(0,os.environ['PYTHONPATH'])\n"
+            "import time,json;from pathlib import Path;import docmunch;from docmunch.index import Index\n"
+            "print(docmunch.__file__,file=sys.stderr)\n"
+            "i=Index.open(Path(sys.argv[1]));t=time.perf_counter()\n"
+            "i.index_path(Path(sys.argv[2]),exclude=('NOTICE.md',));print(time.perf_counter()-t);i.close()"
+        )
+        env = dict(os.environ, PYTHONPATH=os.environ.get("BENCH_CODE_ROOT", str(ROOT)))
+        proc = subprocess.run(
+            [sys.executable, "-c", code, tmp, str(corpus)],
+            capture_output=True, text=True, env=env, check=True,
+        )
+        return {"cold_s": round(float(proc.stdout.strip().splitlines()[-1]), 3), "db_mb": _db_mb(Path(tmp))}
+
+
+def baseline_cost(corpus: Path) -> dict[str, float] | str:
+    """:func:`index_cost` with the code of :data:`BASELINE_COMMIT`, or why it could not run."""
+    with tempfile.TemporaryDirectory(prefix="bench-search-base-") as tmp:
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", BASELINE_COMMIT, "docmunch"], capture_output=True, check=False
+        )
+        if archive.returncode != 0:
+            return f"baseline commit {BASELINE_COMMIT[:10]} not available"
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, check=True)
+        os.environ["BENCH_CODE_ROOT"] = tmp
+        try:
+            return index_cost(corpus)
+        finally:
+            del os.environ["BENCH_CODE_ROOT"]
+
+
+def measure(fixtures: Path, *, speed: bool = True) -> dict[str, Any]:
+    """Every measurement (see the module docstring)."""
+    from docmunch.index import Index
+
+    corpora = fixtures / "corpora"
+    sets = {name: search_eval.load(path, corpora) for name, path in query_files(fixtures).items()}
+    names = sorted({it.corpus for items in sets.values() for it in items} | {"k8s-en"})
+    result: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="bench-search-") as tmp:
+        index = Index.open(Path(tmp) / "home")
+        for name in names:
+            index.index_path(corpora / name, exclude=EXCLUDE)
+        for set_name, items in sets.items():
+            result[set_name] = {r: quality(index, items, r) for r in RANKINGS}
+        if speed:
+            queries = _mixed_queries(index, "k8s-en", sets.get("dev", []) + sets.get("keywords", []), QUERIES)
+            result["k8s-en"] = {r: latency(index, "k8s-en", queries, r) for r in RANKINGS}
+            copies = build_copies(corpora / "k8s-en", Path(tmp) / "k8s-en-x10", COPIES)
+            started = time.perf_counter()
+            report = index.index_path(copies, repo="k8s-en-x10")
+            result["k8s-en-x10_index_s"] = round(time.perf_counter() - started, 1)
+            result["k8s-en-x10_docs"] = report.docs_indexed
+            result["k8s-en-x10"] = {r: latency(index, "k8s-en-x10", queries, r) for r in RANKINGS}
+        index.close()
+    if speed:
+        ours = index_cost(corpora / "k8s-en")
+        base = baseline_cost(corpora / "k8s-en")
+        result["k8s-en_cost"] = {"question": ours, "baseline": base}
+        if isinstance(base, dict):
+            result["cold_ratio"] = round(ours["cold_s"] / base["cold_s"], 3)
+            result["db_growth"] = round(ours["db_mb"] / base["db_mb"], 3)
+    return result
+
+
+def run(fixtures: Path) -> dict[str, Any]:
+    """``make bench`` entry point: :func:`measure` plus the targets."""
+    result = measure(fixtures)
+    result["targets"] = TARGETS
+    return result
+
+
+def table(result: dict[str, Any]) -> Table:
+    """Rich table: one row per query group, both rankings side by side; then speed."""
+    t = Table(title="docmunch search (question vs legacy)")
+    for col in ("set", "group", "n", "R@10 question", "MRR question", "R@10 legacy", "MRR legacy"):
+        t.add_column(col, justify="right" if col[0] in "nRM" else "left")
+    for set_name in ("dev", "keywords"):
+        if set_name not in result:
+            continue
+        ours = result[set_name]["question"]["groups"]
+        old = result[set_name]["legacy"]["groups"]
+        for group, s in ours.items():
+            o = old[group]
+            t.add_row(
+                set_name, group, str(s["n"]), f"{s['recall@10']:.3f}", f"{s['mrr@10']:.3f}",
+                f"{o['recall@10']:.3f}", f"{o['mrr@10']:.3f}",
+            )
+    for corpus in ("k8s-en", "k8s-en-x10"):
+        if corpus in result:
+            q, o = result[corpus]["question"], result[corpus]["legacy"]
+            t.add_row("speed", corpus, "", f"p50 {q['p50_ms']}", f"p95 {q['p95_ms']}",
+                      f"p50 {o['p50_ms']}", f"p95 {o['p95_ms']}")
+    for key in ("k8s-en-x10_index_s", "cold_ratio", "db_growth"):
+        if key in result:
+            t.add_row("index", key, "", str(result[key]), "", "", "")
+    if "k8s-en_cost" in result:
+        t.add_row("index", "k8s-en cost", "", json.dumps(result["k8s-en_cost"]), "", "", "")
+    return t
+
+
+if __name__ == "__main__":
+    fixtures = Path(os.environ.get("DOCMUNCH_FIXTURES") or ROOT.parent / "shared" / "fixtures")
+    out = measure(fixtures, speed="--quality" not in sys.argv)
+    for set_name in ("dev", "keywords"):
+        for ranking in RANKINGS:
+            if set_name in out:
+                g = out[set_name][ranking]["groups"]
+                print(set_name, ranking, json.dumps({k: (v["recall@10"], v["mrr@10"]) for k, v in g.items()}))
+    print(json.dumps({k: v for k, v in out.items() if k not in ("dev", "keywords")}, indent=1))

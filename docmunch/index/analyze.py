@@ -1,0 +1,117 @@
+"""Text analysis shared by indexing and querying: words, stems, identifiers, CJK words.
+
+One function, :func:`terms`, turns text into index terms; the index and the query use it
+alike, so a query term matches exactly the terms indexed for the same surface text.
+
+* **Latin (and any non-CJK) words** — runs of Unicode letters and digits (``_`` separates),
+  casefolded; words of ASCII letters are reduced to their Snowball English stem
+  (Porter2, through PyStemmer: ``configuring`` → ``configur``). English stop words
+  (:data:`docmunch.index.stopwords.ENGLISH`) are dropped.
+* **camelCase / PascalCase words** (``readinessProbe``, ``ImagePullBackOff``) also yield their
+  parts (``readi``, ``probe``), so a question in plain words finds the identifier.
+* **Identifiers** — word runs joined by ``-``, ``_``, ``.``, ``/`` or ``::`` (``dry-run``,
+  ``app.kubernetes.io/name``, ``std::env::var``) are one extra term each (casefolded, not
+  stemmed), so a query naming the identifier prefers text containing it verbatim.
+* **CJK** (Han, Kana, Hangul runs) — segmented into words by jieba's algorithm with its
+  shipped dictionary (``rjieba``, the Rust port: loads in ~0.1 s against ~0.8 s for the Python
+  ``jieba``, and segments ~10× faster; same output). Index text uses search-engine mode
+  (``cut_for_search``: long words also yield their dictionary sub-words, ``服务质量`` →
+  ``服务``, ``质量``, ``服务质量``); queries use precise mode. Chinese function words
+  (:data:`docmunch.index.stopwords.CHINESE`) are dropped. Every CJK character also becomes a
+  *character term* (``\x01`` + character), which keeps one-character queries (``库``) and
+  words the dictionary splits differently findable.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import rjieba
+import Stemmer
+
+from docmunch.index.stopwords import CHINESE, ENGLISH
+
+__all__ = ["CHAR_PREFIX", "MAX_TERM_CHARS", "cjk_words", "is_cjk", "stem", "terms"]
+
+MAX_TERM_CHARS = 64
+"""Longer words and identifiers (hashes, base64, minified code) are not indexed (characters)."""
+
+CHAR_PREFIX = "\x01"
+"""Marks a single-CJK-character term (cannot occur in text terms: control characters are dropped)."""
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_WORD = re.compile(rf"[^\W_{_CJK}]+(?:(?:::|[-_./])[^\W_{_CJK}]+)*")
+_CJK_SPLIT = re.compile(f"([{_CJK}]+)")
+_PART = re.compile(rf"[^\W_{_CJK}]+")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_CJK_RUN = re.compile(f"[{_CJK}]")
+
+_STEMMER = Stemmer.Stemmer("english")
+
+
+def is_cjk(text: str) -> bool:
+    """Whether ``text`` contains a CJK character."""
+    return _CJK_RUN.search(text) is not None
+
+
+@lru_cache(maxsize=200_000)
+def stem(word: str) -> str:
+    """Casefolded index form of one word: the Snowball English stem for ASCII letters only,
+    the casefolded word otherwise (``Pods`` → ``pod``, ``v1beta1`` → ``v1beta1``)."""
+    folded = word.casefold()
+    if folded.isascii() and folded.isalpha():
+        return _STEMMER.stemWord(folded)  # type: ignore[no-any-return]
+    return folded
+
+
+@lru_cache(maxsize=50_000)
+def _word_terms(word: str) -> tuple[str, ...]:
+    """Terms of one non-CJK word run (possibly an identifier with connectors)."""
+    out: list[str] = []
+    parts = _PART.findall(word)
+    if len(parts) > 1 and len(word) <= MAX_TERM_CHARS:
+        out.append(word.casefold())
+    for part in parts:
+        if len(part) > MAX_TERM_CHARS:
+            continue
+        folded = part.casefold()
+        if folded not in ENGLISH:
+            out.append(stem(part))
+        if part.isalpha() and not part.islower() and not part.isupper():
+            pieces = _CAMEL.findall(part)
+            if len(pieces) > 1:
+                out.extend(stem(p) for p in pieces if p.casefold() not in ENGLISH)
+    return tuple(out)
+
+
+def cjk_words(run: str, *, query: bool = False) -> list[str]:
+    """jieba words of a CJK run (search-engine mode for text, precise mode for queries),
+    without Chinese function words."""
+    words = rjieba.cut(run) if query else rjieba.cut_for_search(run)
+    return [w for w in words if w not in CHINESE]
+
+
+def terms(text: str, *, query: bool = False) -> list[str]:
+    """Index terms of ``text`` in text order (repeated terms repeated).
+
+    Args:
+        text: any string.
+        query: analyse as a query (precise CJK segmentation, no character terms) instead of
+            as indexed text.
+    """
+    out: list[str] = []
+    word_terms = _word_terms
+    if _CJK_RUN.search(text) is None:
+        for word in _WORD.findall(text):
+            out.extend(word_terms(word))
+        return out
+    for i, piece in enumerate(_CJK_SPLIT.split(text)):
+        if i % 2 == 0:
+            for word in _WORD.findall(piece):
+                out.extend(word_terms(word))
+            continue
+        out.extend(cjk_words(piece, query=query))
+        if not query:
+            out.extend(CHAR_PREFIX + ch for ch in piece)
+    return out
