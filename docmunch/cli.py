@@ -99,12 +99,9 @@ def _run_outcome(report: IndexReport, args: argparse.Namespace) -> int:
         _emit_json(report.to_json())
     else:
         for path, reason in zip(report.skipped_paths, report.skipped_reasons, strict=False):
-            sys.stderr.write(f"docmunch: skipped {path}: {reason}\n")
+            sys.stderr.write(f"docmunch: skipped {_printable(path)}: {_one_line(reason)}\n")
         for err in report.errors:
-            message = " ".join(err.error.split())
-            prefix = f"{err.path}: "
-            message = message.removeprefix(prefix)  # some errors already name their file
-            sys.stderr.write(f"docmunch: error {err.path}: {message}\n")
+            sys.stderr.write(f"docmunch: error {_printable(err.path)}: {_one_line(err.message)}\n")
     failed = bool(report.errors) and report.docs_indexed == 0 and report.docs_unchanged == 0
     return 1 if failed else 0
 
@@ -317,6 +314,36 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     return int(run(http=args.http, allow_remote=args.allow_remote))
 
 
+_SAFE_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def _printable(text: str) -> str:
+    """``text`` with every character that could break or restyle a terminal line escaped.
+
+    Control characters (C0, DEL, C1: newlines, ``ESC`` colour codes, bells), line/paragraph
+    separators, bidirectional overrides ("Trojan Source", CVE-2021-42574) and lone
+    surrogates become ``\\n``/``\\t``/``\\xNN``/``\\uNNNN``; everything else is kept.
+    """
+    out: list[str] = []
+    for ch in text:
+        code = ord(ch)
+        if ch in _SAFE_ESCAPES:
+            out.append(_SAFE_ESCAPES[ch])
+        elif code < 0x20 or 0x7F <= code <= 0x9F:
+            out.append(f"\\x{code:02x}")
+        elif ch in _BIDI_CONTROLS or ch in "\u2028\u2029" or 0xD800 <= code <= 0xDFFF:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _one_line(message: str) -> str:
+    """A message on one printable line: whitespace runs collapsed, then :func:`_printable`."""
+    return _printable(" ".join(message.split()))
+
+
 def _esc(text: str) -> str:
     from rich.markup import escape
 
@@ -452,7 +479,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except DocmunchError as exc:
-        sys.stderr.write(f"docmunch: {' '.join(str(exc).split())}\n")
+        sys.stderr.write(f"docmunch: {_one_line(str(exc))}\n")
         return 1
     except KeyboardInterrupt:
         sys.stderr.write("docmunch: interrupted\n")
@@ -462,7 +489,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         if os.environ.get("DOCMUNCH_DEBUG"):
             traceback.print_exc()
-        msg = " ".join(str(exc).split()) or type(exc).__name__
+        msg = _one_line(str(exc)) or type(exc).__name__
         sys.stderr.write(f"docmunch: internal error: {msg} (set DOCMUNCH_DEBUG=1 for the traceback)\n")
         return 1
 

@@ -20,13 +20,13 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from docmunch.errors import SourceError
+from docmunch.errors import DocmunchError, SourceError
 from docmunch.formats import supported_suffixes
 from docmunch.index.document import PreparedDoc
 from docmunch.index.prepare import Prepared, prepare_files
 from docmunch.index.records import FileError, IndexReport
 from docmunch.index.store import Store
-from docmunch.index.walk import WalkFile, looks_binary, walk
+from docmunch.index.walk import WalkFile, display_name, looks_binary, read_regular, walk
 
 __all__ = ["DEFAULT_MAX_FILE_BYTES", "Progress", "index_path"]
 
@@ -107,6 +107,11 @@ def index_path(
     """
     started = time.perf_counter()
     path = path.expanduser()
+    if display_name(str(path)) != str(path):
+        raise SourceError(
+            f"path is not valid UTF-8: {display_name(str(path))} (rename it, or index the folder above it)",
+            path=display_name(str(path)),
+        )
     if not path.exists():
         raise SourceError(f"no such file or folder: {path}", path=str(path))
     root = path.resolve()
@@ -148,9 +153,9 @@ def index_path(
     for item in files:
         seen.add(item.doc_path)
         try:
-            data = item.path.read_bytes()
-        except OSError as exc:
-            errors.append(FileError(item.doc_path, f"cannot read file: {exc.strerror or exc}"))
+            data = read_regular(item.path, max_file_bytes)
+        except DocmunchError as exc:
+            errors.append(FileError(item.doc_path, str(exc)))
         else:
             if looks_binary(data, item.path.suffix):
                 seen.discard(item.doc_path)
@@ -174,7 +179,9 @@ def index_path(
     # Changed files are read again by the parser (in worker processes for large runs); the
     # stored source_hash is the sha256 of the bytes actually parsed.
     batch = _Batch(store, name, source, errors)
-    for doc_path, result in prepare_files(store.raw.root, name, todo, password=password, workers=workers):
+    for doc_path, result in prepare_files(
+        store.raw.root, name, todo, password=password, workers=workers, max_file_bytes=max_file_bytes
+    ):
         batch.add(doc_path, result)
         done += 1
         if progress is not None:

@@ -35,9 +35,18 @@ class FileError:
     error: str
     """One-line message."""
 
+    @property
+    def message(self) -> str:
+        """:attr:`error` without a leading ``"PATH: "`` (some messages name their file; the
+        path is a field of its own). The path may appear whitespace-collapsed in a one-line
+        message (a file name with a newline)."""
+        for prefix in (f"{self.path}: ", f"{' '.join(self.path.split())}: "):
+            if self.error.startswith(prefix):
+                return self.error[len(prefix) :]
+        return self.error
+
     def to_json(self) -> dict[str, Any]:
-        # Some messages start by naming their file; the path is its own field here.
-        return {"path": self.path, "error": self.error.removeprefix(f"{self.path}: ")}
+        return {"path": self.path, "error": self.message}
 
 
 @dataclass(frozen=True, slots=True)
