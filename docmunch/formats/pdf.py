@@ -41,6 +41,7 @@ from docmunch.formats.heading_rules import MAX_CHAR_SHARE, MAX_PARA_SHARE, is_nu
 from docmunch.formats.markdown_writer import MarkdownWriter, escape_inline, escape_line_start, normalize_ws
 from docmunch.formats.pdf_columns import reading_order
 from docmunch.formats.pdf_layout import Group, Line, group_lines, page_chars, page_lines
+from docmunch.formats.pdf_limits import PageBudget
 from docmunch.formats.pdf_outline import match_entry, read_outline
 from docmunch.formats.pdf_tags import heading_mcids
 
@@ -81,6 +82,8 @@ def render_pdf(path: Path, data: bytes, *, password: str | None = None) -> Rendi
         PasswordRequired: the PDF is encrypted and no password or a wrong one was given.
         NoTextLayer: no page has any text (a scan); OCR is not supported.
         ConvertError: the bytes are not a readable PDF.
+        LimitExceeded: over a limit of :mod:`docmunch.formats.pdf_limits` (pages, page
+            objects, characters).
     """
     source = str(path.resolve())
     try:
@@ -101,10 +104,17 @@ def _render(pdf: pdfium.PdfDocument, source: str, *, use_outline: bool = True) -
     """Render an open document (``use_outline=False`` ignores bookmarks, for tests of the
     tagged-structure and typographic rules on files that also carry an outline)."""
     pages: list[_Page] = []
+    budget = PageBudget(len(pdf), source)  # issue 12: bounded pages, objects, characters
     for index in range(len(pdf)):
         page = pdf[index]
+        try:
+            budget.check_page(page, index)
+        except BaseException:
+            page.close()
+            raise
         textpage = page.get_textpage()
         try:
+            budget.check_text(textpage, index)
             lines = reading_order(page_lines(page_chars(textpage)))
             tags = heading_mcids(page)
         finally:
