@@ -98,6 +98,12 @@ def _run_outcome(report: IndexReport, args: argparse.Namespace) -> int:
     if args.json:
         _emit_json(report.to_json())
     else:
+        if report.interrupted_run is not None:
+            run = report.interrupted_run
+            sys.stderr.write(
+                f"docmunch: note: the previous run of {_printable(report.repo)} (pid {run.get('pid')}, "
+                f"started {run.get('started_at')}) was interrupted; this run completed the repo\n"
+            )
         for path, reason in zip(report.skipped_paths, report.skipped_reasons, strict=False):
             sys.stderr.write(f"docmunch: skipped {_printable(path)}: {_one_line(reason)}\n")
         for err in report.errors:

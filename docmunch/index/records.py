@@ -74,9 +74,13 @@ class IndexReport:
     """doc_paths counted in ``docs_skipped`` (not part of the JSON shape; for humans and tests)."""
     skipped_reasons: tuple[str, ...] = ()
     """Why each of ``skipped_paths`` was skipped (same order), e.g. ``"binary content (NUL byte)"``."""
+    interrupted_run: dict[str, Any] | None = None
+    """The journal (``{"state", "repo", "pid", "started_at"}``) of a previous run of this repo
+    that was killed before it finished (see :mod:`docmunch.index.runlock`); ``None`` normally.
+    This run completed the repo."""
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "repo": self.repo,
             "docs_indexed": self.docs_indexed,
             "docs_unchanged": self.docs_unchanged,
@@ -86,6 +90,11 @@ class IndexReport:
             "errors": [e.to_json() for e in self.errors],
             "elapsed_ms": self.elapsed_ms,
         }
+        if self.interrupted_run is not None:  # only then: the usual shape stays as documented
+            out["interrupted_run"] = {
+                k: self.interrupted_run.get(k) for k in ("repo", "pid", "started_at")
+            }
+        return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,9 +3,12 @@
 :func:`run_cli` starts ``python -m docmunch ARGS`` with its own ``DOCMUNCH_HOME``, under an
 address-space cap (``RLIMIT_AS``, a guard so that a regression fails the test instead of
 exhausting the shared machine), and reports its exit status, output, wall time and the peak
-resident set size of the process *tree*: ``wait4``'s ``ru_maxrss`` covers the child and every
-descendant it waited for (the parser worker processes). :func:`peak_rss_of_children` reads
-``VmHWM`` of live child processes (the MCP server started by the SDK's stdio client).
+resident set size of the process *tree*: the largest ``VmHWM`` (the kernel's high-water mark
+of a process's RSS) of the CLI process and each of its descendants (the parser workers),
+sampled every :data:`SAMPLE_SECONDS`. (``ru_maxrss`` from ``wait4`` would be simpler but is
+wrong here: Linux carries a process's high-water mark across ``fork`` + ``execve``, so the
+child would report the test runner's own RSS.) :func:`peak_rss_of_children` reads ``VmHWM``
+of live child processes (the MCP server started by the SDK's stdio client).
 """
 
 from __future__ import annotations
@@ -22,6 +25,9 @@ from typing import IO
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
+SAMPLE_SECONDS = 0.02
+"""Interval between two reads of the process tree's ``VmHWM``."""
+
 ADDRESS_SPACE_CAP = 3 * 2**30
 """Virtual-memory cap of every CLI run (bytes): far above any bound asserted, so hitting it
 means a test failure, never a thrashing machine."""
@@ -37,7 +43,7 @@ class Run:
     seconds: float
     """Wall-clock time of the whole process."""
     peak_rss_mb: float
-    """Peak RSS of the process tree in MiB (``ru_maxrss`` from ``wait4``)."""
+    """Peak RSS of the process tree in MiB (largest sampled ``VmHWM``)."""
 
     def lines(self, kind: str) -> list[str]:
         """stderr lines that start with ``docmunch: {kind} `` (``error`` or ``skipped``)."""
@@ -85,14 +91,24 @@ def run_cli(args: list[str], home: Path, *, timeout: float = 120, **env: str) ->
     ]
     for reader in readers:
         reader.start()
-    timer = threading.Timer(timeout, proc.kill)
-    timer.start()
+    peak = [0.0]
+    finished = threading.Event()
+
+    def sample() -> None:
+        while not finished.is_set():
+            peak[0] = max(peak[0], tree_hwm_mb(proc.pid))
+            finished.wait(SAMPLE_SECONDS)
+
+    sampler = threading.Thread(target=sample)
+    sampler.start()
     try:
-        # wait4 (not Popen.wait) for the rusage of this child's own process tree.
-        _, status, usage = os.wait4(proc.pid, 0)
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
     finally:
-        timer.cancel()
-    proc.returncode = os.waitstatus_to_exitcode(status)
+        finished.set()
+        sampler.join()
     seconds = time.perf_counter() - started
     for reader in readers:
         reader.join()
@@ -105,8 +121,42 @@ def run_cli(args: list[str], home: Path, *, timeout: float = 120, **env: str) ->
         chunks["out"].decode("utf-8", "replace"),
         chunks["err"].decode("utf-8", "replace"),
         seconds,
-        usage.ru_maxrss / 1024,  # Linux reports KiB
+        peak[0],
     )
+
+
+def _hwm_mb(pid: int) -> float:
+    try:
+        for row in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if row.startswith("VmHWM:"):
+                return int(row.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0.0
+
+
+def _descendants(pid: int) -> list[int]:
+    found: list[int] = []
+    todo = [pid]
+    while todo:
+        current = todo.pop()
+        try:
+            tasks = list(Path(f"/proc/{current}/task").iterdir())
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                kids = [int(p) for p in (task / "children").read_text().split()]
+            except (OSError, ValueError):
+                continue
+            found.extend(kids)
+            todo.extend(kids)
+    return found
+
+
+def tree_hwm_mb(pid: int) -> float:
+    """Largest ``VmHWM`` (MiB) among ``pid`` and its live descendants."""
+    return max([_hwm_mb(pid), *(_hwm_mb(p) for p in _descendants(pid))])
 
 
 def peak_rss_of_children(name: str) -> float:
