@@ -36,16 +36,17 @@ from typing import Any
 import pypdfium2 as pdfium
 
 from docmunch.errors import ConvertError, NoTextLayer, PasswordRequired
+from docmunch.formats import isolate
 from docmunch.formats.base import Rendition
 from docmunch.formats.heading_rules import MAX_CHAR_SHARE, MAX_PARA_SHARE, is_numbered, vetoed_text
 from docmunch.formats.markdown_writer import MarkdownWriter, escape_inline, escape_line_start, normalize_ws
 from docmunch.formats.pdf_columns import reading_order
 from docmunch.formats.pdf_layout import Group, Line, group_lines, page_chars, page_lines
-from docmunch.formats.pdf_limits import PageBudget
+from docmunch.formats.pdf_limits import PDF_MAX_MEMORY_BYTES, PDF_MAX_SECONDS, PageBudget
 from docmunch.formats.pdf_outline import match_entry, read_outline
 from docmunch.formats.pdf_tags import heading_mcids
 
-__all__ = ["render_pdf"]
+__all__ = ["render_pdf", "render_pdf_in_process"]
 
 _MAX_GROUP_LINES = 2
 _LARGER_BY = 1.0
@@ -69,6 +70,10 @@ class _Page:
 def render_pdf(path: Path, data: bytes, *, password: str | None = None) -> Rendition:
     """Render a PDF's bytes as a Markdown :class:`Rendition` with bbox blocks.
 
+    The work runs in the memory-capped worker process of :mod:`docmunch.formats.isolate`
+    (pdfium's own allocations cannot be bounded from inside); :func:`render_pdf_in_process`
+    is the same rendering in this process.
+
     Args:
         path: the file's path (recorded, made absolute, as ``source_ref``).
         data: the file's bytes.
@@ -83,8 +88,21 @@ def render_pdf(path: Path, data: bytes, *, password: str | None = None) -> Rendi
         NoTextLayer: no page has any text (a scan); OCR is not supported.
         ConvertError: the bytes are not a readable PDF.
         LimitExceeded: over a limit of :mod:`docmunch.formats.pdf_limits` (pages, page
-            objects, characters).
+            objects, characters, the worker's memory and time).
     """
+    return isolate.call(
+        "docmunch.formats.pdf:render_pdf_in_process",
+        {"path": str(path.resolve()), "data": data, "password": password},
+        memory=PDF_MAX_MEMORY_BYTES,
+        seconds=PDF_MAX_SECONDS,
+        what="PDF",
+        path=str(path.resolve()),
+    )
+
+
+def render_pdf_in_process(path: Path | str, data: bytes, *, password: str | None = None) -> Rendition:
+    """:func:`render_pdf` without the worker process (what the worker itself runs)."""
+    path = Path(path)
     source = str(path.resolve())
     try:
         pdf = pdfium.PdfDocument(data, password=password)

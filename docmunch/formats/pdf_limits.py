@@ -17,9 +17,12 @@ The checks, in the order the renderer meets them (each raises
   characters at a time and keeps only lines).
 
 What they cannot bound: pdfium parses a page's whole content stream when the page is
-loaded, so the memory of that one parse (about 340 bytes per path object, 18 bytes per
-glyph) is spent before :data:`PDF_MAX_PAGE_OBJECTS` can refuse the page; the 5 MiB file cap
-of a folder walk limits how large that can get. See ``docs/decisions.md`` ("Limits").
+loaded, and builds the text page before its characters can be counted, so that memory
+(about 340 bytes per path object, 110 bytes per glyph) is spent before a check can refuse
+the page. That is why PDFs are rendered in a separate worker process
+(:mod:`docmunch.formats.isolate`) whose address space is capped at
+:data:`PDF_MAX_MEMORY_BYTES` and whose run time at :data:`PDF_MAX_SECONDS`: whatever pdfium
+does, the indexing process does not grow. See ``docs/decisions.md`` ("Limits").
 """
 
 from __future__ import annotations
@@ -29,7 +32,15 @@ import pypdfium2.raw as pdfium_c
 
 from docmunch.limits import Limit
 
-__all__ = ["PDF_MAX_CHARS", "PDF_MAX_PAGES", "PDF_MAX_PAGE_CHARS", "PDF_MAX_PAGE_OBJECTS", "PageBudget"]
+__all__ = [
+    "PDF_MAX_CHARS",
+    "PDF_MAX_MEMORY_BYTES",
+    "PDF_MAX_PAGES",
+    "PDF_MAX_PAGE_CHARS",
+    "PDF_MAX_PAGE_OBJECTS",
+    "PDF_MAX_SECONDS",
+    "PageBudget",
+]
 
 PDF_MAX_PAGES = Limit("PDF_MAX_PAGES", 10_000, "pages")
 """Most pages a PDF may have."""
@@ -40,6 +51,11 @@ PDF_MAX_PAGE_CHARS = Limit("PDF_MAX_PAGE_CHARS", 100_000, "characters")
 """Most characters on one page; a dense page of small print has about 6,000."""
 PDF_MAX_CHARS = Limit("PDF_MAX_CHARS", 5_000_000, "characters")
 """Most characters in the whole document (some 1,500 dense pages)."""
+PDF_MAX_MEMORY_BYTES = Limit("PDF_MAX_MEMORY_BYTES", 512 * 2**20, "bytes")
+"""Address space (``RLIMIT_AS``) of the PDF worker process: 512 MiB. The worker starts at
+42 MB of address space; rendering any of the 14 office fixtures peaks below 50 MB."""
+PDF_MAX_SECONDS = Limit("PDF_MAX_SECONDS", 300, "seconds")
+"""Wall-clock time one PDF may take in the worker."""
 
 
 class PageBudget:
