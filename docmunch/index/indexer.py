@@ -120,9 +120,9 @@ def index_path(
     skipped: list[tuple[str, str]] = []
     if root.is_dir():
         name = repo or root.name or "root"
-        result = walk(root, suffixes=suffixes, max_file_bytes=max_file_bytes, exclude=exclude)
-        files = list(result.files)
-        skipped.extend(result.skipped)
+        walked = walk(root, suffixes=suffixes, max_file_bytes=max_file_bytes, exclude=exclude)
+        files = list(walked.files)
+        skipped.extend(walked.skipped)
         source = str(root)
     elif root.is_file():
         name = repo or root.parent.name or "root"

@@ -54,7 +54,7 @@ FRONT_MATTER_MAX_DEPTH = Limit("FRONT_MATTER_MAX_DEPTH", 64, "levels")
 """Deepest nesting of sequences/mappings (libyaml's own parser stops flow nesting at 1,000)."""
 
 try:  # the libyaml loader is ~10x faster when pyyaml was built with it
-    _YamlLoader: type[yaml.SafeLoader] = yaml.CSafeLoader
+    _YamlLoader: Any = yaml.CSafeLoader  # SafeLoader's API; the stubs type the two apart
 except AttributeError:  # pragma: no cover - depends on the pyyaml build
     _YamlLoader = yaml.SafeLoader
 

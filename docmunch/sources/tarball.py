@@ -64,9 +64,9 @@ class _BoundedTarInfo(tarfile.TarInfo):
         """Skip the header's data block when it is over the limit; ``True`` if skipped."""
         if self.size <= TAR_MAX_HEADER_BYTES.value():
             return False
-        left = self._block(self.size)  # type: ignore[attr-defined]
+        left: int = self._block(self.size)  # type: ignore[attr-defined]  # private, untyped
         while left > 0:
-            chunk = tarfile.fileobj.read(min(left, 1 << 16))  # type: ignore[union-attr]
+            chunk = tarfile.fileobj.read(min(left, 1 << 16))
             if not chunk:
                 raise tarfile_module.ReadError("unexpected end of data in an extended header")
             left -= len(chunk)
@@ -76,18 +76,18 @@ class _BoundedTarInfo(tarfile.TarInfo):
         try:
             following = self.fromtarfile(tarfile)
         except tarfile_module.HeaderError as exc:
-            raise tarfile_module.SubsequentHeaderError(str(exc)) from None
+            raise tarfile_module.ReadError(str(exc)) from None
         if self.type != tarfile_module.XGLTYPE and isinstance(following, _BoundedTarInfo):
             following.offset = self.offset
             following.refused = why
         return following
 
-    def _proc_pax(self, tarfile: tarfile.TarFile) -> tarfile.TarInfo:  # type: ignore[override]
+    def _proc_pax(self, tarfile: tarfile.TarFile) -> tarfile.TarInfo:
         if not self._discard(tarfile):
             return super()._proc_pax(tarfile)  # type: ignore[misc,no-any-return]
         return self._skip_to_next(tarfile, f"{self.size}-byte pax header")
 
-    def _proc_gnulong(self, tarfile: tarfile.TarFile) -> tarfile.TarInfo:  # type: ignore[override]
+    def _proc_gnulong(self, tarfile: tarfile.TarFile) -> tarfile.TarInfo:
         if not self._discard(tarfile):
             return super()._proc_gnulong(tarfile)  # type: ignore[misc,no-any-return]
         return self._skip_to_next(tarfile, f"{self.size}-byte GNU long name")

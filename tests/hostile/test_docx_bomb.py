@@ -259,3 +259,20 @@ def test_mcp_index_local_with_a_docx_bomb_keeps_serving(tmp_path: Path) -> None:
     assert [e["path"] for e in report["errors"]] == ["bomb.docx"]  # type: ignore[union-attr]
     assert "good.md" in found
     assert 0 < rss < MAX_RSS_MB, rss
+
+
+def test_pdf_time_limit_kills_the_worker_and_the_next_pdf_renders(tmp_path: Path) -> None:
+    root = tmp_path / "docs"
+    root.mkdir()
+    (root / "a-slow.pdf").write_bytes(PDF_BOMBS["glyphs.pdf"][0]())  # ~150 s with room to grow
+    (root / "b-fine.pdf").write_bytes(_pdf(b"BT /F1 12 Tf 72 720 Td (A fine wallaby page) Tj ET\n"))
+    run = run_cli(
+        ["index", str(root), "--repo", "slow", "--json"], tmp_path / "home",
+        DOCMUNCH_PDF_MAX_SECONDS="2", DOCMUNCH_PDF_MAX_MEMORY_BYTES=str(3 * 2**30),
+        DOCMUNCH_PDF_MAX_PAGE_CHARS="10000000", DOCMUNCH_PDF_MAX_CHARS="10000000",
+    )
+    report = json.loads(run.stdout)
+    assert [e["path"] for e in report["errors"]] == ["a-slow.pdf"]
+    assert "DOCMUNCH_PDF_MAX_SECONDS" in report["errors"][0]["error"]
+    assert report["docs_indexed"] == 1
+    assert run.seconds < 60, run.seconds
