@@ -39,7 +39,7 @@ from typing import Any
 
 from docmunch import errors
 from docmunch.errors import ConvertError, DocmunchError, LimitExceeded
-from docmunch.formats.base import Block, Rendition
+from docmunch.formats.base import Block, HeadingSpec, Rendition
 from docmunch.limits import Limit
 
 __all__ = ["call", "rendition_from_json", "rendition_to_json"]
@@ -50,9 +50,8 @@ _MAX_REPLY_BYTES = 1 << 31
 
 
 def rendition_to_json(rendition: Rendition) -> dict[str, Any]:
-    """A JSON-safe form of a rendition (Markdown as base64; blocks as lists)."""
-    if rendition.headings is not None:
-        raise ValueError("renditions with source headings are not sent between processes")
+    """A JSON-safe form of a rendition (Markdown as base64; blocks as lists, headings as
+    dicts)."""
     out: dict[str, Any] = {}
     for f in dataclasses.fields(rendition):
         value = getattr(rendition, f.name)
@@ -60,6 +59,8 @@ def rendition_to_json(rendition: Rendition) -> dict[str, Any]:
             value = base64.b64encode(value).decode("ascii")
         elif f.name == "blocks":
             value = [[getattr(b, g.name) for g in dataclasses.fields(b)] for b in value]
+        elif f.name == "headings" and value is not None:
+            value = [dataclasses.asdict(h) for h in value]
         out[f.name] = value
     return out
 
@@ -73,6 +74,8 @@ def rendition_from_json(data: dict[str, Any]) -> Rendition:
         Block(**{**dict(zip(names, row, strict=True)), "positions": tuple(row[names.index("positions")])})
         for row in fields["blocks"]
     )
+    if fields.get("headings") is not None:
+        fields["headings"] = tuple(HeadingSpec(**h) for h in fields["headings"])
     return Rendition(**fields)
 
 

@@ -276,3 +276,17 @@ def test_pdf_time_limit_kills_the_worker_and_the_next_pdf_renders(tmp_path: Path
     assert "DOCMUNCH_PDF_MAX_SECONDS" in report["errors"][0]["error"]
     assert report["docs_indexed"] == 1
     assert run.seconds < 60, run.seconds
+
+
+def test_renditions_cross_the_worker_boundary_unchanged() -> None:
+    """JSON framing (never pickle) keeps every field, headings included, byte for byte."""
+    from docmunch.formats.base import Block, HeadingSpec, Rendition
+    from docmunch.formats.isolate import rendition_from_json, rendition_to_json
+
+    rendition = Rendition(
+        markdown="# Été\r\n\x00bytes\n".encode(), source_kind="pdf", title="Été",
+        blocks=(Block(0, 8, "heading", "Été", ({"type": "bbox", "page": 1, "bbox": [1.5, 2.0, 3.0, 4.0]},)),),
+        source_ref="/x.pdf", headings=(HeadingSpec(line=0, level=1, title="Été", anchor="ete"),),
+        meta={"pages": 1, "nested": {"a": [1, None]}},
+    )
+    assert rendition_from_json(json.loads(json.dumps(rendition_to_json(rendition)))) == rendition
