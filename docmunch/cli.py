@@ -29,6 +29,8 @@ from docmunch.setup import commands as setup_commands
 from docmunch.terminal import console as _console
 from docmunch.terminal import emit_json as _emit_json
 from docmunch.terminal import esc as _esc
+from docmunch.terminal import one_line as _one_line
+from docmunch.terminal import printable as _printable
 
 __all__ = ["build_parser", "main"]
 
@@ -103,24 +105,27 @@ def _run_outcome(report: IndexReport, args: argparse.Namespace) -> int:
     if args.json:
         _emit_json(report.to_json())
     else:
+        if report.interrupted_run is not None:
+            run = report.interrupted_run
+            sys.stderr.write(
+                f"docmunch: note: the previous run of {_printable(report.repo)} (pid {run.get('pid')}, "
+                f"started {run.get('started_at')}) was interrupted; this run completed the repo\n"
+            )
         skips = list(zip(report.skipped_paths, report.skipped_reasons, strict=False))
         details = report.skipped_details
         if len(skips) <= _LISTED_SKIPS:
             for i, (path, reason) in enumerate(skips):
                 detail = details[i] if i < len(details) and details[i] else ""
-                sys.stderr.write(f"docmunch: skipped {path}: {reason}{f' ({detail})' if detail else ''}\n")
+                line = f"{reason} ({detail})" if detail else reason
+                sys.stderr.write(f"docmunch: skipped {_printable(path)}: {_one_line(line)}\n")
         else:
             counts = Counter(reason for _path, reason in skips)
             summary = ", ".join(f"{reason} {n}" for reason, n in counts.most_common())
             sys.stderr.write(f"docmunch: skipped {report.docs_skipped} ({summary}); --json lists them\n")
         for warning in report.warnings:
-            message = " ".join(warning.error.split())
-            sys.stderr.write(f"docmunch: warning {warning.path}: {message}\n")
+            sys.stderr.write(f"docmunch: warning {_printable(warning.path)}: {_one_line(warning.message)}\n")
         for err in report.errors:
-            message = " ".join(err.error.split())
-            prefix = f"{err.path}: "
-            message = message.removeprefix(prefix)  # some errors already name their file
-            sys.stderr.write(f"docmunch: error {err.path}: {message}\n")
+            sys.stderr.write(f"docmunch: error {_printable(err.path)}: {_one_line(err.message)}\n")
     failed = bool(report.errors) and report.docs_indexed == 0 and report.docs_unchanged == 0
     return 1 if failed else 0
 
@@ -537,7 +542,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except DocmunchError as exc:
-        sys.stderr.write(f"docmunch: {' '.join(str(exc).split())}\n")
+        sys.stderr.write(f"docmunch: {_one_line(str(exc))}\n")
         return 1
     except KeyboardInterrupt:
         sys.stderr.write("docmunch: interrupted\n")
@@ -547,7 +552,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         if os.environ.get("DOCMUNCH_DEBUG"):
             traceback.print_exc()
-        msg = " ".join(str(exc).split()) or type(exc).__name__
+        msg = _one_line(str(exc)) or type(exc).__name__
         sys.stderr.write(f"docmunch: internal error: {msg} (set DOCMUNCH_DEBUG=1 for the traceback)\n")
         return 1
 

@@ -24,6 +24,8 @@ line and exits 1, the MCP server turns it into a tool error. Builtin ``ValueErro
     │   ├── NoTextLayer             scanned PDF without text; OCR is not supported
     │   └── PasswordRequired        encrypted PDF/DOCX; pass --password
     ├── SourceError                 a source (folder, file, repo) cannot be read (path)
+    ├── LimitExceeded               an input is over a resource limit (limit, value, env, path)
+    ├── ConfigError                 a setting (environment variable) has an invalid value (name)
     ├── IndexStoreError             the SQLite store or raw cache is unusable (path)
     │   └── SchemaVersionError      index written by another schema version
     ├── InvalidRepoName             a repo name or version is not allowed (repo)
@@ -42,6 +44,7 @@ from __future__ import annotations
 
 __all__ = [
     "BlockedAddress",
+    "ConfigError",
     "ConvertError",
     "DecodeError",
     "DocmunchError",
@@ -52,6 +55,7 @@ __all__ = [
     "IndexStoreError",
     "InvalidRepoName",
     "InvalidURL",
+    "LimitExceeded",
     "NetworkError",
     "NoTextLayer",
     "PackCorrupt",
@@ -192,6 +196,31 @@ class SourceError(DocmunchError):
     def __init__(self, message: str, *, path: str | None = None) -> None:
         super().__init__(message)
         self.path = path
+
+
+class LimitExceeded(DocmunchError):
+    """An input is over a resource limit (:mod:`docmunch.limits`): a bomb, or just very large.
+
+    ``limit`` is the limit's constant name, ``value`` the limit in force, ``env`` the
+    environment variable that raises it, ``path`` the file or URL concerned (when known).
+    """
+
+    def __init__(
+        self, message: str, *, limit: str, value: int, env: str, path: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.limit = limit
+        self.value = value
+        self.env = env
+        self.path = path
+
+
+class ConfigError(DocmunchError):
+    """A setting has an invalid value; ``name`` is the environment variable (or option)."""
+
+    def __init__(self, message: str, *, name: str) -> None:
+        super().__init__(message)
+        self.name = name
 
 
 class IndexStoreError(DocmunchError):

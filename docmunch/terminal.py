@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-__all__ = ["console", "emit_json", "esc"]
+__all__ = ["console", "emit_json", "esc", "one_line", "printable"]
 
 
 def emit_json(data: Any) -> None:
@@ -27,3 +27,33 @@ def esc(text: str) -> str:
     from rich.markup import escape
 
     return escape(text)
+
+
+_SAFE_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def printable(text: str) -> str:
+    """``text`` with every character that could break or restyle a terminal line escaped.
+
+    Control characters (C0, DEL, C1: newlines, ``ESC`` colour codes, bells), line/paragraph
+    separators, bidirectional overrides ("Trojan Source", CVE-2021-42574) and lone
+    surrogates become ``\\n``/``\\t``/``\\xNN``/``\\uNNNN``; everything else is kept.
+    """
+    out: list[str] = []
+    for ch in text:
+        code = ord(ch)
+        if ch in _SAFE_ESCAPES:
+            out.append(_SAFE_ESCAPES[ch])
+        elif code < 0x20 or 0x7F <= code <= 0x9F:
+            out.append(f"\\x{code:02x}")
+        elif ch in _BIDI_CONTROLS or ch in "\u2028\u2029" or 0xD800 <= code <= 0xDFFF:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def one_line(message: str) -> str:
+    """A message on one printable line: whitespace runs collapsed, then :func:`printable`."""
+    return printable(" ".join(message.split()))

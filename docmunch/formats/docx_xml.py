@@ -42,9 +42,6 @@ W14 = "http://schemas.microsoft.com/office/word/2010/wordml"
 MC = "http://schemas.openxmlformats.org/markup-compatibility/2006"
 NS = {"w": W, "w14": W14, "mc": MC}
 
-XML_PARSER = etree.XMLParser(resolve_entities=False, no_network=True, remove_comments=True)
-"""Parser for package parts: no entity expansion, no network (XXE-safe)."""
-
 
 def qn(tag: str) -> str:
     """``"w:p"`` → Clark notation ``"{namespace}p"``."""

@@ -24,21 +24,27 @@ from typing import Any
 import pypdfium2 as pdfium
 
 from docmunch.errors import ConvertError, NoTextLayer, PasswordRequired
+from docmunch.formats import isolate
 from docmunch.formats.base import Rendition
 from docmunch.formats.markdown_writer import MarkdownWriter, escape_inline, escape_line_start, normalize_ws
 from docmunch.formats.pdf_columns import reading_order
 from docmunch.formats.pdf_furniture import find_furniture
 from docmunch.formats.pdf_headings import PdfPage, apply_outline, apply_tags, infer_headings
 from docmunch.formats.pdf_layout import Group, group_lines, page_chars, page_lines
+from docmunch.formats.pdf_limits import PDF_MAX_MEMORY_BYTES, PDF_MAX_SECONDS, PageBudget
 from docmunch.formats.pdf_outline import read_outline
 from docmunch.formats.pdf_tags import heading_mcids
 from docmunch.formats.pdf_text import Dehyphenator, GlyphReport
 
-__all__ = ["render_pdf"]
+__all__ = ["render_pdf", "render_pdf_in_process"]
 
 
 def render_pdf(path: Path, data: bytes, *, password: str | None = None) -> Rendition:
     """Render a PDF's bytes as a Markdown :class:`Rendition` with bbox blocks.
+
+    The work runs in the memory-capped worker process of :mod:`docmunch.formats.isolate`
+    (pdfium's own allocations cannot be bounded from inside); :func:`render_pdf_in_process`
+    is the same rendering in this process.
 
     Args:
         path: the file's path (recorded, made absolute, as ``source_ref``).
@@ -55,7 +61,22 @@ def render_pdf(path: Path, data: bytes, *, password: str | None = None) -> Rendi
         PasswordRequired: the PDF is encrypted and no password or a wrong one was given.
         NoTextLayer: no page has any text (a scan); OCR is not supported.
         ConvertError: the bytes are not a readable PDF.
+        LimitExceeded: over a limit of :mod:`docmunch.formats.pdf_limits` (pages, page
+            objects, characters, the worker's memory and time).
     """
+    return isolate.call(
+        "docmunch.formats.pdf:render_pdf_in_process",
+        {"path": str(path.resolve()), "data": data, "password": password},
+        memory=PDF_MAX_MEMORY_BYTES,
+        seconds=PDF_MAX_SECONDS,
+        what="PDF",
+        path=str(path.resolve()),
+    )
+
+
+def render_pdf_in_process(path: Path | str, data: bytes, *, password: str | None = None) -> Rendition:
+    """:func:`render_pdf` without the worker process (what the worker itself runs)."""
+    path = Path(path)
     source = str(path.resolve())
     try:
         pdf = pdfium.PdfDocument(data, password=password)
@@ -76,10 +97,17 @@ def _render(pdf: pdfium.PdfDocument, source: str, *, use_outline: bool = True) -
     tagged-structure and typographic rules on files that also carry an outline)."""
     pages: list[PdfPage] = []
     report = GlyphReport()
+    budget = PageBudget(len(pdf), source)  # issue 12: bounded pages, objects, characters
     for index in range(len(pdf)):
         page = pdf[index]
+        try:
+            budget.check_page(page, index)
+        except BaseException:
+            page.close()
+            raise
         textpage = page.get_textpage()
         try:
+            budget.check_text(textpage, index)
             lines = reading_order(page_lines(page_chars(textpage, report)))
             tags = heading_mcids(page)
             box = tuple(page.get_mediabox())

@@ -20,14 +20,15 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from docmunch.errors import SourceError
+from docmunch.errors import DocmunchError, SourceError
 from docmunch.formats import supported_suffixes
 from docmunch.index.document import PreparedDoc
 from docmunch.index.prepare import Prepared, prepare_files
 from docmunch.index.records import FileError, IndexReport
+from docmunch.index.runlock import RepoRun
 from docmunch.index.store import Store
-from docmunch.index.versions import with_version
-from docmunch.index.walk import WalkFile, looks_binary, walk
+from docmunch.index.versions import check_new_name, with_version
+from docmunch.index.walk import WalkFile, display_name, looks_binary, read_regular, walk
 
 __all__ = ["DEFAULT_MAX_FILE_BYTES", "Progress", "index_path"]
 
@@ -111,6 +112,11 @@ def index_path(
     """
     started = time.perf_counter()
     path = path.expanduser()
+    if display_name(str(path)) != str(path):
+        raise SourceError(
+            f"path is not valid UTF-8: {display_name(str(path))} (rename it, or index the folder above it)",
+            path=display_name(str(path)),
+        )
     if not path.exists():
         raise SourceError(f"no such file or folder: {path}", path=str(path))
     root = path.resolve()
@@ -118,9 +124,9 @@ def index_path(
     skipped: list[tuple[str, str]] = []
     if root.is_dir():
         name = with_version(repo or root.name or "root", version)
-        result = walk(root, suffixes=suffixes, max_file_bytes=max_file_bytes, exclude=exclude)
-        files = list(result.files)
-        skipped.extend(result.skipped)
+        walked = walk(root, suffixes=suffixes, max_file_bytes=max_file_bytes, exclude=exclude)
+        files = list(walked.files)
+        skipped.extend(walked.skipped)
         source = str(root)
     elif root.is_file():
         name = with_version(repo or root.parent.name or "root", version)
@@ -140,75 +146,90 @@ def index_path(
     else:
         raise SourceError(f"not a regular file or folder: {path}", path=str(path))
 
-    existed = store.conn.execute("SELECT 1 FROM repos WHERE name = ?", (name,)).fetchone() is not None
-    store.ensure_repo(name, source=source)
-    known = store.source_hashes(name)
-    errors: list[FileError] = []
-    seen: set[str] = set()
-    unchanged = 0
-    todo: list[tuple[Path, str]] = []
-    total = len(files)
-    done = 0
-    for item in files:
-        seen.add(item.doc_path)
-        try:
-            data = item.path.read_bytes()
-        except OSError as exc:
-            errors.append(FileError(item.doc_path, f"cannot read file: {exc.strerror or exc}"))
+    with RepoRun(store.home, name) as run:
+        if run.swept:
+            store.sweep_orphans()
+        existed = store.conn.execute("SELECT 1 FROM repos WHERE name = ?", (name,)).fetchone() is not None
+        if existed:
+            store.ensure_repo(name, source=source)
         else:
-            if looks_binary(data, item.path.suffix):
-                seen.discard(item.doc_path)
-                skipped.append((item.doc_path, "binary content (NUL byte)"))
+            check_new_name(name)  # the repo row is created by the first commit, not before
+        known = store.source_hashes(name)
+        errors: list[FileError] = []
+        seen: set[str] = set()
+        unchanged = 0
+        todo: list[tuple[Path, str]] = []
+        total = len(files)
+        done = 0
+        for item in files:
+            seen.add(item.doc_path)
+            try:
+                data = read_regular(item.path, max_file_bytes)
+            except DocmunchError as exc:
+                errors.append(FileError(item.doc_path, str(exc)))
             else:
-                digest = hashlib.sha256(data).hexdigest()
-                stored = known.get(item.doc_path)
-                if not (
-                    incremental
-                    and stored is not None
-                    and stored[0] == digest
-                    and store.raw.path_for(stored[1]).is_file()
-                ):
-                    todo.append((item.path, item.doc_path))
-                    continue
-                unchanged += 1
-        done += 1
-        if progress is not None:
-            progress(done, total, item.doc_path)
+                if looks_binary(data, item.path.suffix):
+                    seen.discard(item.doc_path)
+                    skipped.append((item.doc_path, "binary content (NUL byte)"))
+                else:
+                    digest = hashlib.sha256(data).hexdigest()
+                    stored = known.get(item.doc_path)
+                    if not (
+                        incremental
+                        and stored is not None
+                        and stored[0] == digest
+                        and store.raw.path_for(stored[1]).is_file()
+                    ):
+                        todo.append((item.path, item.doc_path))
+                        continue
+                    unchanged += 1
+            done += 1
+            if progress is not None:
+                progress(done, total, item.doc_path)
 
-    # Changed files are read again by the parser (in worker processes for large runs); the
-    # stored source_hash is the sha256 of the bytes actually parsed.
-    batch = _Batch(store, name, source, errors)
-    for doc_path, result in prepare_files(store.raw.root, name, todo, password=password, workers=workers):
-        batch.add(doc_path, result)
-        done += 1
-        if progress is not None:
-            progress(done, total, doc_path)
-    batch.flush()
-    indexed = batch.committed
+        # Changed files are read again by the parser (in worker processes for large runs); the
+        # stored source_hash is the sha256 of the bytes actually parsed.
+        batch = _Batch(store, name, source, errors)
+        for doc_path, result in prepare_files(
+            store.raw.root, name, todo, password=password, workers=workers, max_file_bytes=max_file_bytes
+        ):
+            batch.add(doc_path, result)
+            done += 1
+            if progress is not None:
+                progress(done, total, doc_path)
+        batch.flush()
+        indexed = batch.committed
 
-    removed = 0
-    if root.is_dir():
-        for gone in sorted(set(known) - seen):
-            if store.remove_document(name, gone):
-                removed += 1
-    if not existed and indexed == 0 and unchanged == 0:
-        store.delete_repo(name)  # nothing usable: do not leave an empty repo behind
-    sections = int(
-        store.conn.execute(
-            "SELECT count(*) FROM sections s JOIN docs d ON d.id = s.doc_id JOIN repos r ON r.id = d.repo_id "
-            "WHERE r.name = ?",
-            (name,),
-        ).fetchone()[0]
-    )
-    return IndexReport(
-        repo=name,
-        docs_indexed=indexed,
-        docs_unchanged=unchanged,
-        docs_removed=removed,
-        docs_skipped=len(skipped),
-        sections=sections,
-        errors=tuple(errors),
-        elapsed_ms=round((time.perf_counter() - started) * 1000),
-        skipped_paths=tuple(p for p, _ in skipped),
-        skipped_reasons=tuple(reason for _, reason in skipped),
-    )
+        removed = 0
+        if root.is_dir():
+            for gone in sorted(set(known) - seen):
+                if store.remove_document(name, gone):
+                    removed += 1
+        if not existed and indexed == 0 and unchanged == 0 and _repo_exists(store, name):
+            store.delete_repo(name)  # nothing usable: do not leave an empty repo behind
+        elif run.interrupted is not None and _repo_exists(store, name) and not store.source_hashes(name):
+            store.delete_repo(name)  # an empty repo left by a killed run
+        sections = int(
+            store.conn.execute(
+                "SELECT count(*) FROM sections s JOIN docs d ON d.id = s.doc_id "
+                "JOIN repos r ON r.id = d.repo_id WHERE r.name = ?",
+                (name,),
+            ).fetchone()[0]
+        )
+        return IndexReport(
+            repo=name,
+            docs_indexed=indexed,
+            docs_unchanged=unchanged,
+            docs_removed=removed,
+            docs_skipped=len(skipped),
+            sections=sections,
+            errors=tuple(errors),
+            elapsed_ms=round((time.perf_counter() - started) * 1000),
+            skipped_paths=tuple(p for p, _ in skipped),
+            skipped_reasons=tuple(reason for _, reason in skipped),
+            interrupted_run=run.interrupted,
+        )
+
+
+def _repo_exists(store: Store, name: str) -> bool:
+    return store.conn.execute("SELECT 1 FROM repos WHERE name = ?", (name,)).fetchone() is not None

@@ -30,6 +30,7 @@ from docmunch.errors import DocmunchError
 from docmunch.formats import render_file
 from docmunch.index.document import PreparedDoc, prepare_document
 from docmunch.index.rawcache import RawCache
+from docmunch.index.walk import read_regular
 
 __all__ = ["MAX_WORKERS", "PARALLEL_MIN_DOCS", "Prepared", "one_line", "prepare_files"]
 
@@ -70,17 +71,20 @@ def _init_worker(parent: int) -> None:
     threading.Thread(target=watch, name="docmunch-parent-watch", daemon=True).start()
 
 
-def prepare_file(raw_root: Path, repo: str, password: str | None, path: Path, doc_path: str) -> Prepared:
-    """Read, hash, render and section one file (runs in a worker or inline).
+def prepare_file(
+    raw_root: Path, repo: str, password: str | None, max_file_bytes: int, path: Path, doc_path: str
+) -> Prepared:
+    """Read (a regular file of at most ``max_file_bytes`` bytes), hash, render and section one
+    file (runs in a worker or inline).
 
     Returns:
         The :class:`PreparedDoc` (raw file written, not fsynced) or a one-line error message
         for a file that cannot be read, rendered or sectioned.
     """
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        return f"cannot read file: {exc.strerror or exc}"
+        data = read_regular(path, max_file_bytes)
+    except DocmunchError as exc:
+        return one_line(exc)
     digest = hashlib.sha256(data).hexdigest()
     try:
         rendition = render_file(path, data, password=password)
@@ -99,6 +103,7 @@ def prepare_files(
     *,
     password: str | None = None,
     workers: int | None = None,
+    max_file_bytes: int = 5 * 2**20,
 ) -> Iterator[tuple[str, Prepared]]:
     """Prepare ``files`` (``(path, doc_path)`` pairs); yields ``(doc_path, result)`` in order.
 
@@ -110,8 +115,9 @@ def prepare_files(
         workers: number of processes; default ``min(CPUs, MAX_WORKERS)`` when there are at
             least :data:`PARALLEL_MIN_DOCS` files, else 1 (in this process). Forced to 1 when
             the caller has more than one thread.
+        max_file_bytes: a file larger than this (it grew since the walk) is an error.
     """
-    job: Callable[[Path, str], Prepared] = partial(prepare_file, raw_root, repo, password)
+    job: Callable[[Path, str], Prepared] = partial(prepare_file, raw_root, repo, password, max_file_bytes)
     if workers is None:
         workers = min(_cpus(), MAX_WORKERS) if len(files) >= PARALLEL_MIN_DOCS else 1
     can_fork = "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1

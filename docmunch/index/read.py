@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 from typing import Any
 
-from docmunch.errors import DocumentNotFound, SectionNotFound
+from docmunch.errors import DocumentNotFound, SectionNotFound, SourceError
 from docmunch.index.records import (
     DocInfo,
     Mismatch,
@@ -23,6 +24,7 @@ from docmunch.index.records import (
 )
 from docmunch.index.store import Store
 from docmunch.index.versions import RepoRow, default_of
+from docmunch.index.walk import read_regular, read_regular_range
 from docmunch.section import Section
 
 __all__ = [
@@ -193,10 +195,8 @@ def _original_path(kind: str, ref: str | None) -> Path | None:
 def _check_original(path: Path, start: int, end: int, expected: str) -> bool | None:
     """Hash ``[start, end)`` of the user's file: match, mismatch (also when too short), ``None`` if gone."""
     try:
-        with path.open("rb") as handle:
-            handle.seek(start)
-            data = handle.read(end - start)
-    except OSError:
+        data = read_regular_range(path, start, end)  # a regular file only: a FIFO never hangs
+    except SourceError:
         return None
     return len(data) == end - start and hashlib.sha256(data).hexdigest() == expected
 
@@ -318,6 +318,11 @@ def locate(store: Store, repo: str, section_id: str) -> dict[str, Any]:
     }
 
 
+def _doc_id(repo: str, doc_path: str) -> str:
+    """The id of a whole document in a :class:`Mismatch` (``{repo}::{doc_path}``, no section)."""
+    return f"{repo}::{doc_path}"
+
+
 def verify_repo(store: Store, repo: str) -> VerifyReport:
     """Re-hash every section of ``repo`` from the raw cache, and from the original file.
 
@@ -325,6 +330,11 @@ def verify_repo(store: Store, repo: str) -> VerifyReport:
     the same byte ranges of the user's file are hashed too: a mismatch there (``where =
     "original"``) means the file changed since it was indexed. Missing originals are not errors
     (the cache is the index's copy). A missing or short cache file is reported as ``"missing"``.
+    The whole original is also compared with the ``source_hash`` it was indexed from: a change
+    outside every section (text appended after the last one, a changed front matter) is a
+    document-level mismatch whose ``id`` is ``{repo}::{doc_path}`` (``actual`` = the file's
+    sha256 now, or ``"longer"`` when it grew past its indexed size; it is read no further).
+    Originals are read only when they are regular files (:func:`~docmunch.index.walk.read_regular`).
 
     Raises:
         RepoNotFound.
@@ -332,13 +342,13 @@ def verify_repo(store: Store, repo: str) -> VerifyReport:
     repo_id = store.repo_id(repo)
     conn = store.conn
     docs = conn.execute(
-        "SELECT id, doc_path, raw_hash, source_kind, source_ref FROM docs "
+        "SELECT id, doc_path, raw_hash, source_kind, source_ref, source_hash, bytes FROM docs "
         "WHERE repo_id = ? ORDER BY doc_path",
         (repo_id,),
     ).fetchall()
     mismatches: list[Mismatch] = []
     checked = originals = 0
-    for doc_id, doc_path, raw_hash, kind, ref in docs:
+    for doc_id, doc_path, raw_hash, kind, ref, source_hash, size in docs:
         ranges = conn.execute(
             "SELECT sid, byte_start, byte_end, content_hash FROM sections WHERE doc_id = ? ORDER BY ord",
             (doc_id,),
@@ -352,9 +362,16 @@ def verify_repo(store: Store, repo: str) -> VerifyReport:
         original_path = _original_path(kind, ref)
         if original_path is not None:
             try:
-                original = original_path.read_bytes()
-                originals += 1
-            except OSError:
+                grown = os.stat(original_path).st_size > size
+                if grown:  # appended to: not read any further
+                    originals += 1
+                    mismatches.append(
+                        Mismatch(_doc_id(repo, doc_path), doc_path, source_hash, "longer", "original")
+                    )
+                else:
+                    original = read_regular(original_path, size)  # a regular file only
+                    originals += 1
+            except (OSError, SourceError):
                 original = None
         for where, data in (("cache", cached), ("original", original)):
             if data is None and where == "original":
@@ -366,4 +383,10 @@ def verify_repo(store: Store, repo: str) -> VerifyReport:
                     actual = hashlib.sha256(data[start:end]).hexdigest()
                 if actual != expected:
                     mismatches.append(Mismatch(sid, doc_path, expected, actual, where))
+        if original is not None:
+            # Text outside every section (appended after the last one, or in the lead-in)
+            # changes the file without changing any section's bytes.
+            whole = hashlib.sha256(original).hexdigest()
+            if whole != source_hash:
+                mismatches.append(Mismatch(_doc_id(repo, doc_path), doc_path, source_hash, whole, "original"))
     return VerifyReport(repo, checked, tuple(mismatches), originals)

@@ -38,9 +38,18 @@ class FileError:
     error: str
     """One-line message."""
 
+    @property
+    def message(self) -> str:
+        """:attr:`error` without a leading ``"PATH: "`` (some messages name their file; the
+        path is a field of its own). The path may appear whitespace-collapsed in a one-line
+        message (a file name with a newline)."""
+        for prefix in (f"{self.path}: ", f"{' '.join(self.path.split())}: "):
+            if self.error.startswith(prefix):
+                return self.error[len(prefix) :]
+        return self.error
+
     def to_json(self) -> dict[str, Any]:
-        # Some messages start by naming their file; the path is its own field here.
-        return {"path": self.path, "error": self.error.removeprefix(f"{self.path}: ")}
+        return {"path": self.path, "error": self.message}
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,9 +83,14 @@ class IndexReport:
     warnings: tuple[FileError, ...] = ()
     """Problems that cost no document (a sitemap that failed); the run's exit status ignores them."""
 
+    interrupted_run: dict[str, Any] | None = None
+    """The journal (``{"state", "repo", "pid", "started_at"}``) of a previous run of this repo
+    that was killed before it finished (see :mod:`docmunch.index.runlock`); ``None`` normally.
+    This run completed the repo."""
+
     def to_json(self) -> dict[str, Any]:
         details = self.skipped_details
-        return {
+        out: dict[str, Any] = {
             "repo": self.repo,
             "docs_indexed": self.docs_indexed,
             "docs_unchanged": self.docs_unchanged,
@@ -93,6 +107,11 @@ class IndexReport:
             "warnings": [w.to_json() for w in self.warnings],
             "elapsed_ms": self.elapsed_ms,
         }
+        if self.interrupted_run is not None:  # only then: the usual shape stays as documented
+            out["interrupted_run"] = {
+                k: self.interrupted_run.get(k) for k in ("repo", "pid", "started_at")
+            }
+        return out
 
 
 @dataclass(frozen=True, slots=True)

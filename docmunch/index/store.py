@@ -31,7 +31,7 @@ from docmunch.index.records import DocState
 from docmunch.index.schema import connect, ensure_schema
 from docmunch.index.versions import RepoRow
 
-__all__ = ["DB_NAME", "Store", "default_home", "utc_now"]
+__all__ = ["DB_NAME", "Store", "check_repo_name", "default_home", "utc_now"]
 
 DB_NAME = "index.sqlite3"
 
@@ -40,6 +40,12 @@ def default_home() -> Path:
     """``$DOCMUNCH_HOME`` when set, else ``platformdirs.user_data_dir("docmunch")``."""
     env = os.environ.get("DOCMUNCH_HOME")
     return Path(env).expanduser() if env else Path(platformdirs.user_data_dir("docmunch"))
+
+
+def check_repo_name(repo: str) -> None:
+    """Raise IndexStoreError unless ``repo`` is a usable repo name (non-empty, no ``::``)."""
+    if not repo or repo != repo.strip() or "::" in repo:
+        raise IndexStoreError(f"invalid repo name {repo!r}: it must be non-empty and contain no '::'")
 
 
 def utc_now() -> str:
@@ -364,6 +370,39 @@ class Store:
                 (max(0, int(tokens)),),
             )
             return int(conn.execute("SELECT value FROM counters WHERE name = 'tokens_saved'").fetchone()[0])
+
+    def sweep_orphans(self, *, tmp_age_seconds: float = 3600) -> int:
+        """Delete raw-cache files no document refers to (what a killed run's uncommitted
+        batch left) and temporary files older than ``tmp_age_seconds``; returns how many.
+
+        Runs under the write lock, like :meth:`_discard_unreferenced`, so a concurrent
+        writer's not-yet-committed files are safe: its commit re-creates a file that is gone.
+        """
+        removed = 0
+        now = time.time()
+        with self.write() as conn:
+            used = {row[0] for row in conn.execute("SELECT DISTINCT raw_hash FROM docs")}
+            try:
+                folders = [d for d in self.raw.root.iterdir() if d.is_dir()]
+            except OSError:
+                folders = []
+            for folder in folders:
+                try:
+                    entries = list(os.scandir(folder))
+                except OSError:
+                    continue
+                for entry in entries:
+                    try:
+                        if entry.name.startswith(".tmp-"):
+                            if now - entry.stat(follow_symlinks=False).st_mtime < tmp_age_seconds:
+                                continue
+                        elif entry.name in used:
+                            continue
+                        os.unlink(entry.path)
+                        removed += 1
+                    except OSError:
+                        continue
+        return removed
 
     def _discard_unreferenced(self, digests: Sequence[str]) -> None:
         """Delete raw files no document refers to, under the write lock.

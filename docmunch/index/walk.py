@@ -11,18 +11,30 @@ Rules, in the order they are applied:
    secret-looking names (:data:`SECRET_PATTERNS`), symlinks that resolve outside the root,
    files larger than ``max_file_bytes``, and (checked by the indexer once the bytes are
    read) text files with a NUL byte in their first 8 KiB (:func:`looks_binary`).
+4. Only regular files are read (issue 12). A FIFO would block the reader forever and a
+   character device such as ``/dev/zero`` never ends, so anything else with an indexable
+   name — FIFO, socket, device, a symlink to one, a symlink loop — is skipped with its
+   reason, and so are names that are not valid UTF-8 (a file, or a folder with everything
+   under it): a ``doc_path`` is text, and such a name has no faithful text form. Their
+   ``doc_path`` in the skipped list shows the undecodable bytes as ``\\xNN``. A folder that
+   cannot be listed is skipped the same way. :func:`read_regular` re-checks the type on the
+   open file descriptor (``O_NONBLOCK``, so opening a FIFO never waits), which closes the
+   gap between the walk and the read.
 
 ``doc_path`` is the POSIX path relative to the root with its case kept.
 """
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from docmunch.errors import SourceError
 from docmunch.index.gitignore import IgnoreRule, matches, parse_lines
 
 __all__ = [
@@ -31,7 +43,10 @@ __all__ = [
     "TEXT_SUFFIXES",
     "WalkFile",
     "WalkResult",
+    "display_name",
     "looks_binary",
+    "read_regular",
+    "read_regular_range",
     "walk",
 ]
 
@@ -73,6 +88,10 @@ SECRET_PATTERNS = (
 TEXT_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".rst", ".html", ".htm", ".mdx", ".ipynb"})
 """Suffixes whose content must be text: a NUL byte marks such a file as binary and skips it."""
 
+_READ_FLAGS = os.O_RDONLY
+for _flag in ("O_NONBLOCK", "O_NOCTTY", "O_CLOEXEC"):  # not all exist on every platform
+    _READ_FLAGS |= getattr(os, _flag, 0)
+
 BINARY_SNIFF_BYTES = 8192
 """How many leading bytes :func:`looks_binary` inspects (git uses the same 8000-ish heuristic)."""
 
@@ -97,6 +116,113 @@ class WalkResult:
     """Files to index, sorted by doc_path."""
     skipped: tuple[tuple[str, str], ...]
     """``(doc_path, reason)`` of files refused by a safety rule."""
+
+
+def display_name(name: str) -> str:
+    """``name`` as printable text: bytes that were not UTF-8 (surrogate escapes from
+    :func:`os.fsdecode`) become ``\\xNN``; valid names are returned unchanged."""
+    if not _undecodable(name):
+        return name
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def _undecodable(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _kind(mode: int) -> str:
+    """What a non-regular file is, for the skip reason."""
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    return "not a regular file"
+
+
+def _open_regular(path: Path) -> tuple[int, os.stat_result]:
+    """A read descriptor of ``path`` and its ``fstat``, when it is a regular file.
+
+    The file is opened with ``O_NONBLOCK | O_NOCTTY`` (a FIFO or terminal never blocks the
+    open) and its type is checked with ``fstat`` on that descriptor before anything is read.
+
+    Raises:
+        SourceError: not a regular file (FIFO, device, socket, folder) or cannot be opened.
+    """
+    try:
+        fd = os.open(path, _READ_FLAGS)
+    except OSError as exc:
+        raise SourceError(f"cannot read file: {exc.strerror or exc}", path=str(path)) from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise SourceError(f"not a regular file ({_kind(info.st_mode)})", path=str(path))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, info
+
+
+def _read_up_to(fd: int, path: Path, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    left = limit
+    try:
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+    except OSError as exc:
+        raise SourceError(f"cannot read file: {exc.strerror or exc}", path=str(path)) from None
+    return b"".join(chunks)
+
+
+def read_regular(path: Path, max_bytes: int) -> bytes:
+    """The bytes of ``path`` when it is a regular file of at most ``max_bytes`` bytes.
+
+    At most ``max_bytes + 1`` bytes are ever read (see :func:`_open_regular` for the open).
+
+    Raises:
+        SourceError: not a regular file (FIFO, device, socket, folder), larger than
+            ``max_bytes``, or unreadable (the message is the OS reason).
+    """
+    fd, info = _open_regular(path)
+    try:
+        if info.st_size > max_bytes:
+            raise SourceError(f"larger than {max_bytes} bytes", path=str(path))
+        data = _read_up_to(fd, path, max_bytes + 1)
+    finally:
+        os.close(fd)
+    if len(data) > max_bytes:
+        raise SourceError(f"larger than {max_bytes} bytes (it grew while being read)", path=str(path))
+    return data
+
+
+def read_regular_range(path: Path, start: int, end: int) -> bytes:
+    """Bytes ``[start, end)`` of ``path`` when it is a regular file (shorter when the file is).
+
+    Raises:
+        SourceError: not a regular file, or unreadable (the message is the OS reason).
+    """
+    fd, _info = _open_regular(path)
+    try:
+        try:
+            os.lseek(fd, start, os.SEEK_SET)
+        except OSError as exc:
+            raise SourceError(f"cannot read file: {exc.strerror or exc}", path=str(path)) from None
+        return _read_up_to(fd, path, max(0, end - start))
+    finally:
+        os.close(fd)
 
 
 def _is_secret(name: str) -> bool:
@@ -144,7 +270,13 @@ def walk(
     files: list[WalkFile] = []
     skipped: list[tuple[str, str]] = []
 
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+    def unlistable(exc: OSError) -> None:
+        if exc.filename is None or Path(exc.filename) == root:
+            return  # the root itself: the caller checked it is a folder
+        rel = Path(exc.filename).relative_to(root).as_posix()
+        skipped.append((display_name(rel), f"cannot list folder: {exc.strerror or exc}"))
+
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False, onerror=unlistable):
         here = Path(dirpath)
         rel_dir = here.relative_to(root).as_posix()
         rel_dir = "" if rel_dir == "." else rel_dir
@@ -157,6 +289,9 @@ def walk(
                 continue
             if matches(active, rel, is_dir=True):
                 continue
+            if _undecodable(name):
+                skipped.append((display_name(rel) + "/", "folder name is not valid UTF-8"))
+                continue
             rules[rel] = active + _read_gitignore(here / name, rel)
             keep.append(name)
         dirnames[:] = keep
@@ -164,28 +299,48 @@ def walk(
         for name in sorted(filenames):
             rel = f"{rel_dir}/{name}" if rel_dir else name
             if _is_secret(name):
-                skipped.append((rel, "secret-looking file name"))
+                skipped.append((display_name(rel), "secret-looking file name"))
                 continue
             if name.startswith(".") or matches(active, rel, is_dir=False):
                 continue
             if os.path.splitext(name)[1].lower() not in allowed:
                 continue
-            path = here / name
-            try:
-                if path.is_symlink():
-                    target = path.resolve()
-                    if not target.is_relative_to(root_real):
-                        skipped.append((rel, "symlink points outside the indexed folder"))
-                        continue
-                    if not target.is_file():
-                        continue
-                size = path.stat().st_size
-            except OSError:
-                continue  # vanished or dangling: nothing to index
-            if size > max_file_bytes:
-                skipped.append((rel, f"larger than {max_file_bytes} bytes"))
+            if _undecodable(name):
+                skipped.append((display_name(rel), "file name is not valid UTF-8"))
                 continue
-            files.append(WalkFile(path, rel, size))
+            item, reason = _check_file(here / name, rel, root_real, max_file_bytes)
+            if item is not None:
+                files.append(item)
+            elif reason:
+                skipped.append((rel, reason))
 
     files.sort(key=lambda f: f.doc_path)
     return WalkResult(tuple(files), tuple(skipped))
+
+
+def _check_file(path: Path, rel: str, root_real: Path, max_file_bytes: int) -> tuple[WalkFile | None, str]:
+    """``(WalkFile, "")`` for a file to index, else ``(None, skip reason)``; reason ``""``
+    means ignore silently (vanished, a dangling link, a link to a folder)."""
+    try:
+        info = os.lstat(path)
+        if stat.S_ISLNK(info.st_mode):
+            try:
+                target = path.resolve(strict=True)
+            except RuntimeError:  # Python < 3.13 reports a symlink loop this way
+                return None, "symlink loop"
+            except OSError as exc:
+                if exc.errno == errno.ELOOP:
+                    return None, "symlink loop"
+                return None, ""  # dangling
+            if not target.is_relative_to(root_real):
+                return None, "symlink points outside the indexed folder"
+            info = os.stat(target)
+            if stat.S_ISDIR(info.st_mode):
+                return None, ""
+    except OSError:
+        return None, ""  # vanished meanwhile: nothing to index
+    if not stat.S_ISREG(info.st_mode):
+        return None, f"not a regular file ({_kind(info.st_mode)})"
+    if info.st_size > max_file_bytes:
+        return None, f"larger than {max_file_bytes} bytes"
+    return WalkFile(path, rel, info.st_size), ""

@@ -12,7 +12,7 @@ import pytest
 from lxml import etree
 from markdown_it import MarkdownIt
 
-from docmunch.errors import ConvertError
+from docmunch.errors import ConvertError, LimitExceeded
 from docmunch.formats import render_file
 from docmunch.formats.docx import render_docx
 
@@ -230,12 +230,10 @@ def test_bad_input_is_a_convert_error(tmp_path: Path, data: bytes) -> None:
 
 
 def test_zip_bomb_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import docmunch.formats.docx as docx_module
-
     document = docx.Document()
     document.add_paragraph("x" * 5000)
     buf = io.BytesIO()
     document.save(buf)
-    monkeypatch.setattr(docx_module, "MAX_EXPANDED_BYTES", 4096)  # a small cap stands in for 256 MiB
-    with pytest.raises(ConvertError, match="expands to"):
+    monkeypatch.setenv("DOCMUNCH_DOCX_MAX_EXPANDED_BYTES", "4096")  # a small cap stands in for 256 MiB
+    with pytest.raises(LimitExceeded, match="expands to"):
         render_docx(tmp_path / "big.docx", buf.getvalue())

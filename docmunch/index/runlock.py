@@ -1,0 +1,177 @@
+"""One writer per repo at a time, and what a crashed run left behind (issue 12).
+
+**Serialising writers.** SQLite already makes every document's rows all-or-nothing, but two
+index runs of one repo from *different* trees used to interleave their batches, so the repo
+ended up half one tree and half the other. A run now holds an exclusive ``flock`` on
+``$DOCMUNCH_HOME/locks/<sha256(repo)[:32]>.lock`` from its start to its end: a second run of
+the same repo waits (at most :data:`REPO_LOCK_WAIT_SECONDS`), then sees the first one's
+result and applies its own tree completely. Runs of different repos do not wait for each
+other. ``flock`` locks belong to the open file, so the kernel releases them when a process
+dies, ``kill -9`` included: a crash never leaves a repo locked.
+
+**Journal.** While it runs, the lock file holds a one-line JSON journal ``{"state":
+"running", "pid", "started_at"}``; a run that ends (successfully or with an error) empties
+it. A run that takes the lock and finds ``"running"`` (or ``"interrupted"``) there knows the
+previous run of that repo was killed: its batches committed so far are visible, the rest
+was not (each document is still old-or-new, never mixed). That is reported
+(:attr:`RepoRun.interrupted`; the CLI prints a note, ``--json`` an ``interrupted_run`` key)
+and the new run, which re-checks every file by hash, completes the repo.
+
+**Clean-up.** A killed run can leave raw-cache files no document refers to (its last,
+uncommitted batch) and, when it was creating the repo, an empty repo. When a run starts and
+any lock file says ``"running"`` while its lock is free (its writer is dead), the raw cache is
+swept (:meth:`docmunch.index.store.Store.sweep_orphans`) and those journals become
+``"interrupted"``; an interrupted repo with no documents is deleted by its next run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import time
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from docmunch.errors import IndexStoreError
+from docmunch.limits import Limit
+
+__all__ = ["LOCK_DIR", "REPO_LOCK_WAIT_SECONDS", "RepoRun", "stale_runs"]
+
+LOCK_DIR = "locks"
+"""Folder under the docmunch home that holds one lock file per repo ever written."""
+REPO_LOCK_WAIT_SECONDS = Limit("REPO_LOCK_WAIT_SECONDS", 600, "seconds")
+"""How long a run waits for another run of the same repo to finish before giving up."""
+_POLL_SECONDS = 0.05
+
+
+def _lock_path(home: Path, repo: str) -> Path:
+    return home / LOCK_DIR / (hashlib.sha256(repo.encode("utf-8")).hexdigest()[:32] + ".lock")
+
+
+def _read_journal(fd: int) -> dict[str, Any] | None:
+    os.lseek(fd, 0, os.SEEK_SET)
+    raw = os.read(fd, 4096)
+    if not raw.strip():
+        return None
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _write_journal(fd: int, journal: dict[str, Any] | None) -> None:
+    os.ftruncate(fd, 0)
+    if journal is not None:
+        os.pwrite(fd, (json.dumps(journal, ensure_ascii=False) + "\n").encode("utf-8"), 0)
+
+
+def stale_runs(home: Path) -> list[dict[str, Any]]:
+    """Journals of runs that were killed (``"running"`` but unlocked); each is marked
+    ``"interrupted"`` so that it is reported by its repo's next run and swept only once."""
+    found: list[dict[str, Any]] = []
+    folder = home / LOCK_DIR
+    try:
+        paths = sorted(folder.glob("*.lock"))
+    except OSError:
+        return found
+    for path in paths:
+        try:
+            fd = os.open(path, os.O_RDWR | getattr(os, "O_CLOEXEC", 0))
+        except OSError:
+            continue
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                continue  # a live run holds it
+            journal = _read_journal(fd)
+            if journal is not None and journal.get("state") == "running":
+                journal["state"] = "interrupted"
+                _write_journal(fd, journal)
+                found.append(journal)
+        finally:
+            os.close(fd)  # also releases the lock
+    return found
+
+
+class RepoRun:
+    """``with RepoRun(home, repo) as run:`` — the exclusive writer of ``repo`` (see module
+    docstring). :attr:`interrupted` is the journal of a previous run of this repo that was
+    killed, else ``None``; :attr:`swept` is true when this run found any crashed run's
+    leftovers to clean (the caller then sweeps the raw cache).
+
+    Raises (on enter):
+        LimitExceeded: another run of the repo held it for longer than
+            :data:`REPO_LOCK_WAIT_SECONDS`.
+        IndexStoreError: the lock file cannot be created.
+    """
+
+    def __init__(self, home: Path, repo: str) -> None:
+        self.path = _lock_path(home, repo)
+        self.home = home
+        self.repo = repo
+        self.interrupted: dict[str, Any] | None = None
+        self.swept = False
+        self._fd = -1
+
+    def __enter__(self) -> RepoRun:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+        except OSError as exc:
+            raise IndexStoreError(
+                f"cannot create lock file {self.path}: {exc.strerror}", path=str(self.path)
+            ) from None
+        try:
+            self._acquire(fd)
+            previous = _read_journal(fd)
+            if previous is not None and previous.get("state") in ("running", "interrupted"):
+                self.interrupted = previous
+            stale = stale_runs(self.home)
+            self.swept = bool(stale) or (previous is not None and previous.get("state") == "running")
+            _write_journal(
+                fd,
+                {"state": "running", "repo": self.repo, "pid": os.getpid(),
+                 "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())},
+            )
+        except BaseException:
+            os.close(fd)
+            raise
+        self._fd = fd
+        return self
+
+    def _acquire(self, fd: int) -> None:
+        wait = REPO_LOCK_WAIT_SECONDS.value()
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    holder = _read_journal(fd) or {}
+                    raise REPO_LOCK_WAIT_SECONDS.exceeded(
+                        f"repo {self.repo!r} is being written by another docmunch run "
+                        f"(pid {holder.get('pid', '?')}, started {holder.get('started_at', '?')})",
+                    ) from None
+                time.sleep(_POLL_SECONDS)
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if self._fd < 0:
+            return
+        try:
+            # Ended (an error is reported by the caller). After Ctrl-C the journal stays
+            # "running": the run stopped mid-way like a killed one, and is treated so.
+            if exc_type is None or not issubclass(exc_type, KeyboardInterrupt):
+                with contextlib.suppress(OSError):
+                    _write_journal(self._fd, None)
+        finally:
+            os.close(self._fd)
+            self._fd = -1
