@@ -7,7 +7,8 @@ exceptions on bad input.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -26,6 +27,7 @@ from docmunch.index.records import (
     SectionRead,
     VerifyReport,
 )
+from docmunch.index.runlock import RepoRun
 from docmunch.index.store import Store, default_home
 from docmunch.section import Section
 
@@ -74,6 +76,19 @@ class Index:
         self.close()
 
     # --- writing -------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def exclusive(self, repo: str) -> Iterator[RepoRun]:
+        """Be the only writer of ``repo`` for the ``with`` block (web, crawl, GitHub runs;
+        :meth:`index_path` takes it itself). A crashed run's leftovers are swept on entry.
+
+        Raises:
+            LimitExceeded: another run held the repo longer than ``REPO_LOCK_WAIT_SECONDS``.
+        """
+        with RepoRun(self._store.home, repo) as run:
+            if run.swept:
+                self._store.sweep_orphans()
+            yield run
+
     def index_path(
         self,
         path: Path,

@@ -47,6 +47,7 @@ from docmunch.index.pack import (
     rows_digest,
 )
 from docmunch.index.records import PackReport
+from docmunch.index.runlock import RepoRun
 from docmunch.index.schema import SCHEMA_VERSION
 from docmunch.index.store import Store
 from docmunch.index.versions import check_new_name
@@ -89,14 +90,15 @@ def import_pack(store: Store, path: Path, *, as_name: str | None = None, replace
         conn.close()
     pending = [dataclasses.replace(doc, pending=store.raw.put(doc.data, sync=False)[1]) for doc in docs]
     repo = manifest["repo"]
-    existed = store.conn.execute("SELECT 1 FROM repos WHERE name = ?", (name,)).fetchone() is not None
-    store.load_repo(
-        name,
-        pending,
-        source=str(repo.get("source") or ""),
-        origin=(repo.get("ref"), repo.get("commit")),
-        replace=replace,
-    )
+    with RepoRun(store.home, name):  # not while an index run writes the same repo
+        existed = store.conn.execute("SELECT 1 FROM repos WHERE name = ?", (name,)).fetchone() is not None
+        store.load_repo(
+            name,
+            pending,
+            source=str(repo.get("source") or ""),
+            origin=(repo.get("ref"), repo.get("commit")),
+            replace=replace,
+        )
     return PackReport(
         repo=name,
         path=str(path),

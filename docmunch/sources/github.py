@@ -200,6 +200,20 @@ def index_github(
     if sub and any(part in ("..", "") for part in sub.split("/")):
         raise SourceError(f"invalid --path {path!r}: use a folder path inside the repository", path=path)
     name = _repo_name(index, spec, repo, version)
+    with index.exclusive(name):  # one writer per repo (docmunch.index.runlock)
+        return _index_github(index, spec, name, sub, progress, allow_private, fetcher, started)
+
+
+def _index_github(
+    index: Index,
+    spec: GitHubSpec,
+    name: str,
+    sub: str | None,
+    progress: Progress | None,
+    allow_private: bool,
+    fetcher: Fetcher | None,
+    started: float,
+) -> IndexReport:
     api = api_base()
     base = f"{api}/repos/{spec.owner}/{spec.name}"
     own = fetcher is None

@@ -63,6 +63,19 @@ def refresh_repo(
         )
     if not info.source.startswith(("http://", "https://")):
         return index.index_path(Path(info.source), repo=repo, progress=progress)
+    with index.exclusive(repo):  # one writer per repo (docmunch.index.runlock)
+        return _refresh_pages(index, repo, info.source, allow_private, progress, fetcher, concurrency)
+
+
+def _refresh_pages(
+    index: Index,
+    repo: str,
+    source: str,
+    allow_private: bool,
+    progress: Progress | None,
+    fetcher: Fetcher | None,
+    concurrency: int,
+) -> IndexReport:
     started = time.perf_counter()
     tally = RunTally()
     docs = index.list_docs(repo)
@@ -81,7 +94,7 @@ def refresh_repo(
                 url = futures[future]
                 tally.done += 1
                 try:
-                    tally.count(index, repo, future.result(), info.source)
+                    tally.count(index, repo, future.result(), source)
                 except Exception as exc:  # one bad page never ends the run (DocmunchError or not)
                     tally.errors.append(page_error(url, exc))
                 if progress is not None:

@@ -65,6 +65,21 @@ def index_url(
     if start is None:
         raise SourceError(f"not an http(s) URL: {url!r}", path=url)
     name = repo or default_repo_name(start)
+    with index.exclusive(name):  # one writer per repo (docmunch.index.runlock)
+        return _index_url(index, start, name, allow_private, crawl, max_pages, scope, concurrency, progress)
+
+
+def _index_url(
+    index: Index,
+    start: str,
+    name: str,
+    allow_private: bool,
+    crawl: bool,
+    max_pages: int,
+    scope: str | None,
+    concurrency: int,
+    progress: Progress | None,
+) -> IndexReport:
     if crawl:
         return crawl_site(
             index,

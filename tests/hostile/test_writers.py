@@ -184,3 +184,38 @@ def test_verify_sees_text_appended_after_the_last_section(tmp_path: Path) -> Non
     os.mkfifo(page)
     fifo = run_cli(["verify", "v", "--json"], home, timeout=60)
     assert fifo.returncode == 0 and json.loads(fifo.stdout)["ok"] is True
+
+
+@pytest.mark.parametrize("kind", ["page", "pack"])
+def test_web_and_pack_writers_wait_for_the_repo_lock(
+    kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page index and a pack import take the same per-repo lock as a folder run: while another
+    run holds the repo they wait, and give up with a LimitExceeded after the configured wait."""
+    from docmunch.errors import LimitExceeded
+    from docmunch.index.runlock import RepoRun
+    from docmunch.sources import web
+    from tests.web.siteserver import Reply, SiteServer
+
+    home = tmp_path / "home"
+    server = SiteServer()
+    server.routes["/doc.md"] = Reply(headers={"Content-Type": "text/markdown"}, body=b"# T\n\nBody.\n")
+    pack = tmp_path / "r.dmpack"
+    try:
+        with Index.open(home) as index:
+            web.index_url(index, server.url("/doc.md"), allow_private=True, repo="r")
+            index.export_pack("r", pack)
+            monkeypatch.setenv("DOCMUNCH_REPO_LOCK_WAIT_SECONDS", "1")
+            with RepoRun(home, "r"), pytest.raises(LimitExceeded):
+                if kind == "page":
+                    web.index_url(index, server.url("/doc.md"), allow_private=True, repo="r")
+                else:
+                    index.import_pack(pack, replace=True)
+            # Once the lock is free the same call goes through.
+            if kind == "page":
+                again = web.index_url(index, server.url("/doc.md"), allow_private=True, repo="r")
+                assert again.docs_unchanged == 1
+            else:
+                assert index.import_pack(pack, replace=True).replaced
+    finally:
+        server.close()
