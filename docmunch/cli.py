@@ -194,16 +194,22 @@ def _stderr_console() -> Any:
 
 
 def _cmd_search(args: argparse.Namespace) -> int:
-    # `search QUERY` and `search --all QUERY` search every repo; `search REPO QUERY` one repo.
-    if args.query is None:
-        args.repo, args.query = None, args.repo
-    elif args.all:
-        sys.stderr.write(
-            "docmunch search: give either REPO or --all, not both (see 'docmunch search --help')\n"
-        )
+    # `search QUERY` and `search --all QUERY...` search every repo; `search REPO QUERY...` one repo.
+    words: list[str] = args.words
+    if not words:
+        sys.stderr.write("docmunch search: QUERY is missing (see 'docmunch search --help')\n")
         return 2
+    if args.all or len(words) == 1:
+        args.repo, args.query = None, " ".join(words)
+    else:
+        args.repo, args.query = words[0], " ".join(words[1:])
     started = time.perf_counter()
     with Index.open() as index:
+        if len(words) == 1 and not args.all and any(r.repo == words[0] for r in index.list_repos()):
+            sys.stderr.write(
+                f"docmunch: note: searching every repo for {_printable(words[0])!r}; to search repo "
+                f"{_printable(words[0])} give a query too: docmunch search {_printable(words[0])} QUERY\n"
+            )
         hits = index.search(
             args.query,
             repo=args.repo,
@@ -392,9 +398,16 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
 
 # --- parser ----------------------------------------------------------------------------------
+def _integer(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+
+
 def _positive(text: str) -> int:
     """argparse type: an integer ≥ 1."""
-    value = int(text)
+    value = _integer(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
     return value
@@ -402,13 +415,51 @@ def _positive(text: str) -> int:
 
 def _non_negative(text: str) -> int:
     """argparse type: an integer ≥ 0."""
-    value = int(text)
+    value = _integer(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"must not be negative, not {value}")
     return value
 
 
 _REPO_HELP = "NAME (its default version), NAME@VERSION or NAME@* (every version)"
+
+
+_SEARCH_OPTIONS: dict[str, int] = {}
+"""``docmunch search``'s option strings → how many values each takes (set by :func:`build_parser`)."""
+
+
+def _option_arity(parser: argparse.ArgumentParser) -> dict[str, int]:
+    """Option string → number of values, for every option of ``parser`` (``-h`` included)."""
+    table: dict[str, int] = {}
+    for action in parser._actions:  # argparse has no public list of a parser's actions
+        count = 0 if action.nargs == 0 else 1
+        for option in action.option_strings:
+            table[option] = count
+    return table
+
+
+def _search_argv(argv: list[str]) -> list[str]:
+    """``docmunch search`` argv with every token that is not one of its options (or an
+    option's value) moved behind ``--``, so a query such as ``--dry-run`` or
+    ``-o=json`` is a query word and options may stand before or after the query."""
+    if not argv or argv[0] != "search":
+        return argv
+    options: list[str] = []
+    words: list[str] = []
+    rest = iter(argv[1:])
+    for token in rest:
+        if token == "--":
+            words.extend(rest)
+            break
+        name = token.split("=", 1)[0]
+        arity = _SEARCH_OPTIONS.get(name if token.startswith("--") else token)
+        if arity is None:
+            words.append(token)
+            continue
+        options.append(token)
+        if arity and "=" not in token:
+            options.extend(next(rest, "") for _ in range(arity))
+    return ["search", *options, *(["--", *words] if words else [])]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -471,9 +522,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = cmd("search", _cmd_search, "search sections with keywords or a question (one repo, or all)")
     sp.add_argument(
-        "repo", metavar="REPO", help=_REPO_HELP + "; omit it (or use --all) to search every repo"
+        "words",
+        metavar="[REPO] QUERY",
+        nargs="*",
+        help=f"REPO: {_REPO_HELP}; omit it (or use --all) to search every repo. QUERY: keywords or a "
+        "plain question in any language; words after REPO are the query, and a query may start "
+        "with '-' (--dry-run)",
     )
-    sp.add_argument("query", metavar="QUERY", nargs="?", help="keywords or a plain question, any language")
     sp.add_argument("--all", action="store_true", help="search every repo: docmunch search --all QUERY")
     sp.add_argument("--limit", type=_positive, default=10, metavar="N")
     sp.add_argument("--doc", metavar="PATH", help="only this doc_path")
@@ -483,6 +538,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="include the first BYTES of each hit",
     )
     sp.add_argument("--json", action="store_true")
+    global _SEARCH_OPTIONS
+    _SEARCH_OPTIONS = _option_arity(sp)
 
     sp = cmd("toc", _cmd_toc, "table of contents of a repo or one document")
     sp.add_argument("repo", metavar="REPO")
@@ -538,7 +595,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit status (0 ok, 1 error, 2 usage error, 130 interrupted)."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_search_argv(list(sys.argv[1:] if argv is None else argv)))
     try:
         return int(args.func(args))
     except DocmunchError as exc:

@@ -55,8 +55,41 @@ def test_stop_words_only_is_an_explained_empty_result(home: Path, capsys: pytest
     assert _json(capsys, "search", "what is it")["results"] == []
 
 
-def test_repo_and_all_together_is_a_usage_error(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_all_takes_every_word_as_the_query(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
     capsys.readouterr()
-    assert main(["search", "--all", "tools", "gadget"]) == 2
+    assert main(["search", "--all", "tools", "gadget", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["_meta"]["query"] == "tools gadget"
+
+
+def test_query_words_may_start_with_a_dash_and_options_go_anywhere(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    for argv in (
+        ["search", "tools", "--dry-run", "--json"],
+        ["search", "--json", "tools", "--limit", "3", "--", "--dry-run"],
+        ["search", "tools", "--dry-run", "--limit=3", "--json"],
+    ):
+        assert main(argv) == 0, argv
+        assert json.loads(capsys.readouterr().out)["_meta"]["query"] == "--dry-run"
+
+
+def test_a_missing_query_and_a_bad_number_are_one_line_usage_errors(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    assert main(["search"]) == 2
+    assert "QUERY is missing" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_info:
+        main(["search", "tools", "x", "--limit", "abc"])
+    assert exit_info.value.code == 2
     err = capsys.readouterr().err
-    assert "either REPO or --all" in err and len(err.strip().splitlines()) == 1
+    assert "expected a whole number, not 'abc'" in err and "_positive" not in err
+
+
+def test_one_word_naming_a_repo_is_a_query_with_a_note(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    assert main(["search", "tools"]) == 0
+    assert "searching every repo for 'tools'" in capsys.readouterr().err
