@@ -386,7 +386,9 @@ def _cmd_locate(args: argparse.Namespace) -> int:
 
 def _cmd_extract(args: argparse.Namespace) -> int:
     extract = _optional("docmunch.sources.web", "extract_source", "extract")
-    result = extract(args.source, format=args.format, allow_private=args.allow_private)
+    result = extract(
+        args.source, format=args.format, allow_private=args.allow_private, password=args.password
+    )
     text = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False, indent=2)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return 0
@@ -578,6 +580,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("source", metavar="URL|FILE")
     sp.add_argument("--format", choices=("markdown", "json", "html"), default="markdown")
     sp.add_argument("--allow-private", action="store_true")
+    sp.add_argument("--password", help="password of an encrypted PDF/DOCX file")
 
     sp = cmd("serve", _cmd_serve, "run the MCP server (stdio, or streamable HTTP with --http)")
     sp.add_argument("--http", metavar="HOST:PORT")

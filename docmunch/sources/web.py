@@ -21,7 +21,8 @@ from docmunch.errors import HTTPStatusError, SourceError
 from docmunch.extract import extract
 from docmunch.fetch import decode_html
 from docmunch.formats.html import article_meta
-from docmunch.index import Index, IndexReport
+from docmunch.index import DEFAULT_MAX_FILE_BYTES, Index, IndexReport
+from docmunch.index.walk import read_regular
 from docmunch.sources.crawl import crawl_site
 from docmunch.sources.page import Progress, doc_path_for, load_page, make_fetcher
 from docmunch.sources.spec import parse_source
@@ -106,12 +107,17 @@ def _index_url(
 
 
 def extract_source(
-    source: str, *, format: str = "markdown", allow_private: bool = False
+    source: str, *, format: str = "markdown", allow_private: bool = False, password: str | None = None
 ) -> str | dict[str, Any]:
-    """``docmunch extract``: the main content of a URL or a local HTML/Markdown file.
+    """``docmunch extract``: the main content of a URL or a local file.
+
+    HTML is extracted and converted; Markdown and text are returned as they are; any other
+    format docmunch indexes (DOCX, PDF, reStructuredText, notebooks, MDX) gives the Markdown
+    rendition the index stores for it.
 
     Args:
         source: an ``http(s)`` URL or a file path.
+        password: for an encrypted local PDF/DOCX.
         format: ``"markdown"`` (text), ``"html"`` (the cleaned content element), or ``"json"``:
             ``{"url","title","byline","excerpt","site_name","lang","dir","published_time",
             "platform","markdown","text","content_html","length"}``.
@@ -137,12 +143,8 @@ def extract_source(
             raise SourceError(f"no such file: {source}", path=source)
         suffix = path.suffix.lower()
         if suffix not in _EXTRACTABLE:
-            raise SourceError(
-                f"cannot extract {source}: {suffix or 'no suffix'} is not HTML, Markdown or text "
-                "(index PDF/DOCX files with `docmunch index`)",
-                path=source,
-            )
-        data = path.read_bytes()
+            return _rendered_file(path, format, password=password)
+        data = read_regular(path, DEFAULT_MAX_FILE_BYTES)  # a FIFO or device is refused, not read
         url = path.resolve().as_uri()
         kind = "html" if suffix in (".html", ".htm", ".xhtml") else "markdown"
         text = decode_html(data)[0] if kind == "html" else data.decode("utf-8", errors="replace")
@@ -161,8 +163,37 @@ def extract_source(
             "content_html": article.content_html,
             "length": article.length,
         }
+    return _shaped(url, fields, format)
+
+
+def _shaped(url: str, fields: dict[str, Any], format: str) -> str | dict[str, Any]:
     if format == "markdown":
         return str(fields["markdown"])
     if format == "html":
         return str(fields["content_html"] or fields["markdown"])
     return {"url": url, **fields}
+
+
+def _rendered_file(path: Path, format: str, *, password: str | None) -> str | dict[str, Any]:
+    """A local file of another format as its Markdown rendition (``content_html`` empty).
+
+    Raises:
+        SourceError: docmunch has no renderer for the suffix. ConvertError: rendering failed.
+    """
+    from docmunch.formats import render_file, supported_suffixes
+
+    suffix = path.suffix.lower()
+    if suffix not in supported_suffixes():
+        raise SourceError(
+            f"cannot extract {path}: {suffix or 'no suffix'} is not a format docmunch reads", path=str(path)
+        )
+    rendition = render_file(path, read_regular(path, DEFAULT_MAX_FILE_BYTES), password=password)
+    markdown = rendition.markdown.decode("utf-8", errors="replace")
+    fields: dict[str, Any] = dict.fromkeys(
+        ("byline", "excerpt", "site_name", "lang", "dir", "published_time")
+    )
+    fields.update(
+        title=rendition.title, platform=rendition.source_kind, markdown=markdown, text=markdown,
+        content_html="", length=len(markdown),
+    )
+    return _shaped(path.resolve().as_uri(), fields, format)

@@ -216,10 +216,21 @@ def test_markdown_alternate_is_preferred_and_a_broken_one_ignored(docmunch_home)
     assert bad[0].locator == {"url": server.url("/bad/")}
 
 
-def test_extract_refuses_other_files_and_missing_ones(tmp_path, capsys, docmunch_home):
+def test_extract_renders_office_files_and_refuses_unknown_and_missing_ones(
+    tmp_path, capsys, docmunch_home, fixtures_dir
+):
+    code, out, _ = run(capsys, "extract", str(fixtures_dir / "office" / "docx" / "word_sample.docx"))
+    assert code == 0 and "# Swimming in the lake" in out
+    pdf = fixtures_dir / "office" / "pdf" / "normal_4pages.pdf"
+    code, out, _ = run(capsys, "extract", str(pdf), "--format", "json")
+    page = json.loads(out)
+    assert code == 0 and page["platform"] == "pdf" and page["title"] and "## " in page["markdown"]
     (tmp_path / "x.pdf").write_bytes(b"%PDF-1.7")
     code, _, err = run(capsys, "extract", str(tmp_path / "x.pdf"))
-    assert code == 1 and "is not HTML, Markdown or text" in err
+    assert code == 1 and err.startswith("docmunch: ") and len(err.splitlines()) == 1
+    (tmp_path / "x.xyz").write_bytes(b"data")
+    code, _, err = run(capsys, "extract", str(tmp_path / "x.xyz"))
+    assert code == 1 and "is not a format docmunch reads" in err
     code, _, err = run(capsys, "extract", str(tmp_path / "missing.html"))
     assert code == 1 and "no such file" in err
     (tmp_path / "n.md").write_text("# N\n\nText.\n")
