@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from docmunch import __version__, cli_versions
-from docmunch.errors import DocmunchError, SourceError
+from docmunch.errors import DocmunchError, InvalidRepoName, SourceError
 from docmunch.index import DEFAULT_MAX_FILE_BYTES, Index, IndexReport, SectionRead, section_toc_json
 from docmunch.index.versions import with_version
 from docmunch.setup import commands as setup_commands
@@ -49,6 +49,8 @@ def _optional(module: str, func: str, what: str) -> Callable[..., Any]:
 def _cmd_index(args: argparse.Namespace) -> int:
     source: str = args.source
     started = time.perf_counter()
+    if args.repo is not None and not args.repo.strip():
+        raise InvalidRepoName(f"invalid repo name {args.repo!r}: it must not be empty", repo=args.repo)
     parse_source = _optional("docmunch.sources.spec", "parse_source", "indexing URLs")
     spec = parse_source(source)  # SourceError for an unsupported scheme (ftp:, file:)
     source = spec.value

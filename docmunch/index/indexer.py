@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from docmunch.errors import DocmunchError, SourceError
+from docmunch.errors import DocmunchError, InvalidRepoName, SourceError
 from docmunch.formats import supported_suffixes
 from docmunch.index.document import PreparedDoc
 from docmunch.index.prepare import Prepared, prepare_files
@@ -111,6 +111,8 @@ def index_path(
         IndexStoreError: the store cannot be written.
     """
     started = time.perf_counter()
+    if repo is not None and not repo.strip():
+        raise InvalidRepoName(f"invalid repo name {repo!r}: it must not be empty", repo=repo)
     path = path.expanduser()
     if display_name(str(path)) != str(path):
         raise SourceError(
@@ -150,9 +152,7 @@ def index_path(
         if run.swept:
             store.sweep_orphans()
         existed = store.conn.execute("SELECT 1 FROM repos WHERE name = ?", (name,)).fetchone() is not None
-        if existed:
-            store.ensure_repo(name, source=source)
-        else:
+        if not existed:
             check_new_name(name)  # the repo row is created by the first commit, not before
         known = store.source_hashes(name)
         errors: list[FileError] = []
@@ -205,6 +205,8 @@ def index_path(
             for gone in sorted(set(known) - seen):
                 if store.remove_document(name, gone):
                     removed += 1
+        if existed and (indexed or unchanged or removed):
+            store.ensure_repo(name, source=source)  # a run that read nothing keeps the old source
         if not existed and indexed == 0 and unchanged == 0 and _repo_exists(store, name):
             store.delete_repo(name)  # nothing usable: do not leave an empty repo behind
         elif run.interrupted is not None and _repo_exists(store, name) and not store.source_hashes(name):

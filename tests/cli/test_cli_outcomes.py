@@ -114,3 +114,27 @@ def test_json_errors_do_not_repeat_the_path(
     assert json.loads(out)["errors"] == [
         {"path": "invalid.md", "error": "not valid UTF-8 at byte 6 (invalid start byte)"}
     ]
+
+
+def test_a_run_that_indexes_nothing_keeps_the_repo_source(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("DOCMUNCH_HOME", str(tmp_path / "home"))
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nText.\n")
+    (docs / "locked.pdf").write_bytes(b"%PDF-1.7 not really")
+    assert main(["index", str(docs), "--repo", "r"]) == 0
+    capsys.readouterr()
+    assert main(["index", str(docs / "locked.pdf"), "--repo", "r"]) == 1
+    capsys.readouterr()
+    assert main(["list", "--json"]) == 0
+    (entry,) = json.loads(capsys.readouterr().out)["repos"]
+    assert entry["source"] == str(docs.resolve())
+
+
+def test_an_empty_repo_name_is_an_error(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("DOCMUNCH_HOME", str(tmp_path / "home"))
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n")
+    assert main(["index", str(docs), "--repo", ""]) == 1
+    assert "invalid repo name ''" in capsys.readouterr().err
