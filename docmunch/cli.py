@@ -13,6 +13,7 @@ import importlib
 import importlib.util
 import json
 import os
+import signal
 import sys
 import time
 import traceback
@@ -381,9 +382,28 @@ def _cmd_locate(args: argparse.Namespace) -> int:
         return 0
     line = f"{where['source_path']}  bytes {where['byte_start']}-{where['byte_end']}"
     if where["locator"]:
-        line += "  " + json.dumps(where["locator"], ensure_ascii=False)
-    sys.stdout.write(line + "\n")
+        line += "  " + _locator_text(where["locator"])
+    sys.stdout.write(_printable(line) + "\n")
     return 0
+
+
+def _locator_text(locator: dict[str, Any]) -> str:
+    """One readable line for a locator (``--json`` gives the whole record)."""
+    if "url" in locator:
+        return str(locator["url"])
+    if "paraid_start" in locator or "ordinal_start" in locator:
+        ids = f"paraId {locator.get('paraid_start')}-{locator.get('paraid_end')}, "
+        return (ids if locator.get("paraid_start") else "") + (
+            f"paragraphs {locator.get('ordinal_start')}-{locator.get('ordinal_end')}"
+        )
+    if "pages" in locator:
+        pages = []
+        for page in locator["pages"]:
+            label = f" ({page['page_label']})" if page.get("page_label") else ""
+            box = ", ".join(f"{v:.0f}" for v in page.get("bbox") or ())
+            pages.append(f"page {page.get('page')}{label} [{box}]")
+        return "; ".join(pages) + " (PDF points, origin bottom-left)"
+    return json.dumps(locator, ensure_ascii=False)[:200]
 
 
 def _cmd_extract(args: argparse.Namespace) -> int:
@@ -423,6 +443,16 @@ def _non_negative(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"must not be negative, not {value}")
     return value
+
+
+def _host_port(text: str) -> str:
+    """argparse type: ``HOST:PORT`` (``[::1]:PORT``, ``:PORT``) with a port 0–65535."""
+    _host, sep, port = text.strip().rpartition(":")
+    if not sep or not port.isdigit() or int(port) > 65535:
+        raise argparse.ArgumentTypeError(
+            f"expected HOST:PORT with a port 0-65535, e.g. 127.0.0.1:8765, not {text!r}"
+        )
+    return text
 
 
 _REPO_HELP = "NAME (its default version), NAME@VERSION or NAME@* (every version)"
@@ -585,7 +615,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--password", help="password of an encrypted PDF/DOCX file")
 
     sp = cmd("serve", _cmd_serve, "run the MCP server (stdio, or streamable HTTP with --http)")
-    sp.add_argument("--http", metavar="HOST:PORT")
+    sp.add_argument("--http", metavar="HOST:PORT", type=_host_port)
     sp.add_argument(
         "--allow-remote", action="store_true", help="allow a non-loopback HOST (needs DOCMUNCH_TOKEN)"
     )
@@ -598,19 +628,24 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; returns the exit status (0 ok, 1 error, 2 usage error, 130 interrupted)."""
+    """Run the CLI; returns the exit status (0 ok, 1 error, 2 usage error, 130 interrupted,
+    141 when the reader of stdout went away, as a SIGPIPE would end a C tool)."""
     parser = build_parser()
     args = parser.parse_args(_search_argv(list(sys.argv[1:] if argv is None else argv)))
     try:
-        return int(args.func(args))
+        status = int(args.func(args))
+        sys.stdout.flush()  # here, so a reader that went away is seen below, not at exit
+        return status
     except DocmunchError as exc:
         sys.stderr.write(f"docmunch: {_one_line(str(exc))}\n")
         return 1
     except KeyboardInterrupt:
         sys.stderr.write("docmunch: interrupted\n")
         return 130
-    except BrokenPipeError:
-        return 1
+    except BrokenPipeError:  # `docmunch … | head`: the reader left; end as SIGPIPE would
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no flush error at exit
+        return 128 + signal.SIGPIPE
     except Exception as exc:
         if os.environ.get("DOCMUNCH_DEBUG"):
             traceback.print_exc()

@@ -260,7 +260,7 @@ class UnknownVersion(RepoNotFound):
         super().__init__(
             repo,
             f"unknown version {repo!r}; indexed versions of {repo.split('@', 1)[0]!r}: "
-            f"{', '.join(known)} (`docmunch list` shows them all)",
+            f"{', '.join(known)} (`docmunch list`, MCP: list_repos, shows them all)",
         )
         self.known = known
 

@@ -16,10 +16,18 @@ def emit_json(data: Any) -> None:
 
 
 def console() -> Any:
-    """A rich console on stdout (no syntax highlighting, long lines kept whole)."""
+    """A rich console on stdout (no syntax highlighting, long lines kept whole).
+
+    A reader that goes away (``docmunch toc R | head``) raises ``BrokenPipeError`` to the caller
+    instead of rich's own ``SystemExit(1)``, so the CLI ends with its SIGPIPE status."""
     from rich.console import Console
 
-    return Console(highlight=False, soft_wrap=True)
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            self.quiet = True
+            raise BrokenPipeError
+
+    return _Console(highlight=False, soft_wrap=True)
 
 
 def esc(text: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -138,3 +139,18 @@ def test_an_empty_repo_name_is_an_error(tmp_path, capsys, monkeypatch):
     (docs / "a.md").write_text("# A\n")
     assert main(["index", str(docs), "--repo", ""]) == 1
     assert "invalid repo name ''" in capsys.readouterr().err
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly_with_the_sigpipe_status(tmp_path):
+    home = tmp_path / "home"
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "many.md").write_text("".join(f"## Heading number {i}\n\nText {i}.\n\n" for i in range(6000)))
+    env = {**os.environ, "DOCMUNCH_HOME": str(home)}
+    cli = [sys.executable, "-m", "docmunch"]
+    subprocess.run([*cli, "index", str(docs), "--repo", "r"], env=env, check=True, capture_output=True)
+    proc = subprocess.Popen([*cli, "toc", "r"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stdout.read(10)
+    proc.stdout.close()  # like `| head -1`: far more than a pipe buffer is still to come
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 141 and err == b""
