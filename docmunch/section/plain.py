@@ -37,7 +37,12 @@ _BREAK_TYPES = frozenset({"softbreak", "hardbreak"})
 _WS_RE = re.compile(r"\s+")
 # A sentence ends at . ! ? (followed by whitespace or the end) or at a CJK full stop,
 # exclamation or question mark (no space follows those in CJK text).
-_SENTENCE_RE = re.compile(r".+?(?:[.!?](?=\s|\Z)|[。！？])", re.DOTALL)
+_SENTENCE_END_RE = re.compile(r"[.!?](?=\s|\Z)|[。！？]")
+_ABBREVIATIONS = frozenset(
+    {"e.g", "i.e", "cf", "vs", "al", "approx", "ca", "fig", "figs", "vol", "vols", "no", "nos", "p",
+     "pp", "ch", "sec", "eq", "mr", "mrs", "ms", "dr", "prof", "st", "inc", "ltd"}
+)  # fmt: skip
+"""Words whose period does not end a sentence (lower-cased, inner periods kept: ``e.g``)."""
 # Hugo shortcodes ({{< x >}}, {{% x %}}), mdBook/Handlebars directives ({{#include x}}) and
 # Liquid/Jinja tags ({% include x %}).
 _SHORTCODES_ONLY_RE = re.compile(r"(?:\s*(?:\{\{(?:<.*?>|%.*?%|#.*?)\}\}|\{%.*?%\})\s*)+", re.DOTALL)
@@ -167,13 +172,15 @@ def is_shortcode_only(text: str) -> bool:
 def first_sentence(text: str, *, limit: int = SUMMARY_MAX_CHARS) -> str:
     """The first sentence of collapsed plain ``text``, at most ``limit`` characters.
 
-    A sentence ends at ``.``, ``!`` or ``?`` followed by whitespace or the end, or at a CJK
-    ``。！？``. A longer sentence is cut at the last space before the limit (or hard at the
+    A sentence ends at ``!`` or ``?`` followed by whitespace or the end, at a CJK ``。！？``, or
+    at a ``.`` followed by the end or by whitespace and a character that can open a sentence
+    (not a lower-case letter or a digit: "e.g. the", "Vol. 85" go on), unless the word before
+    it is a common abbreviation (:data:`_ABBREVIATIONS`) or a single capital (an initial).
+    A longer sentence is cut at the last space before the limit (or hard at the
     limit when there is none) and ends with ``…``.
     """
     text = collapse(text)
-    match = _SENTENCE_RE.match(text)
-    sentence = match.group(0) if match else text
+    sentence = text[: _sentence_end(text)]
     if len(sentence) <= limit:
         return sentence
     cut = sentence[: limit - 1]
@@ -181,3 +188,19 @@ def first_sentence(text: str, *, limit: int = SUMMARY_MAX_CHARS) -> str:
     if space > limit // 2:
         cut = cut[:space]
     return cut.rstrip() + "…"
+
+
+def _sentence_end(text: str) -> int:
+    """Index just past the first sentence of collapsed ``text`` (``len(text)`` when none ends)."""
+    for match in _SENTENCE_END_RE.finditer(text):
+        end = match.end()
+        if match.group() != ".":
+            return end
+        after = text[end + 1 : end + 2]
+        if after and (after.islower() or after.isdigit()):
+            continue
+        word = text[: match.start()].rsplit(" ", 1)[-1].lstrip("([\"'").lower()
+        if word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha()):
+            continue
+        return end
+    return len(text)
