@@ -328,7 +328,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
             r = g.versions[0]
             console.print(
                 f"[bold]{_esc(r.repo)}[/]  {r.docs} docs, {r.sections} sections, indexed {r.indexed_at}  "
-                f"[dim]{_esc(_origin(r))}[/]"
+                f"[dim]{_esc(_origin(r))}[/]{_last_run(r)}"
             )
             continue
         console.print(f"[bold]{_esc(g.name)}[/]  [dim]bare name means[/] {_esc(g.default.repo)}")
@@ -337,9 +337,17 @@ def _cmd_list(args: argparse.Namespace) -> int:
             label = _esc(r.version or "(unversioned)")
             console.print(
                 f"  {label:<16} {mark:<14} {r.docs} docs, {r.sections} sections, "
-                f"indexed {r.indexed_at}  [dim]{_esc(_origin(r))}[/]"
+                f"indexed {r.indexed_at}  [dim]{_esc(_origin(r))}[/]{_last_run(r)}"
             )
     return 0
+
+
+def _last_run(info: Any) -> str:
+    if info.last_run == "running":
+        return "  [yellow](being indexed now)[/]"
+    if info.last_run == "interrupted":
+        return "  [yellow](last run interrupted: index it again to complete it)[/]"
+    return ""
 
 
 def _origin(info: Any) -> str:

@@ -22,6 +22,7 @@ from docmunch.index.records import (
     VerifyCheck,
     VerifyReport,
 )
+from docmunch.index.runlock import run_state
 from docmunch.index.store import Store
 from docmunch.index.versions import RepoRow, default_of
 from docmunch.index.walk import read_regular, read_regular_range
@@ -111,6 +112,7 @@ def list_groups(store: Store) -> list[RepoGroup]:
                 commit=row[8],
                 default=key.id == default,
                 pinned=key.pinned,
+                last_run=run_state(store.home, key.name),
             )
             for key, row in reversed(members[base])
         )

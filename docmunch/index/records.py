@@ -138,6 +138,9 @@ class RepoInfo:
     """What the bare ``NAME`` means (see :mod:`docmunch.index.versions`)."""
     pinned: bool = False
     """Made the default with ``docmunch default NAME@VERSION``."""
+    last_run: str | None = None
+    """``"running"`` while a run writes the repo, ``"interrupted"`` when the last run was killed
+    before it finished (the next index run completes it), ``None`` when complete."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -151,6 +154,7 @@ class RepoInfo:
             "ref": self.ref,
             "commit": self.commit,
             "indexed_at": self.indexed_at,
+            "last_run": self.last_run,
         }
 
 

@@ -39,7 +39,7 @@ from typing import Any
 from docmunch.errors import IndexStoreError
 from docmunch.limits import Limit
 
-__all__ = ["LOCK_DIR", "REPO_LOCK_WAIT_SECONDS", "RepoRun", "stale_runs"]
+__all__ = ["LOCK_DIR", "REPO_LOCK_WAIT_SECONDS", "RepoRun", "run_state", "stale_runs"]
 
 LOCK_DIR = "locks"
 """Folder under the docmunch home that holds one lock file per repo ever written."""
@@ -68,6 +68,27 @@ def _write_journal(fd: int, journal: dict[str, Any] | None) -> None:
     os.ftruncate(fd, 0)
     if journal is not None:
         os.pwrite(fd, (json.dumps(journal, ensure_ascii=False) + "\n").encode("utf-8"), 0)
+
+
+def run_state(home: Path, repo: str) -> str | None:
+    """How the last run of ``repo`` stands, read without waiting or changing anything:
+    ``"running"`` (a live run holds the repo now), ``"interrupted"`` (the last run was killed;
+    its next run completes it) or ``None`` (complete, or never run with a journal)."""
+    try:
+        fd = os.open(_lock_path(home, repo), os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            return "running"
+        journal = _read_journal(fd)
+        if journal is not None and journal.get("state") in ("running", "interrupted"):
+            return "interrupted"
+        return None
+    finally:
+        os.close(fd)
 
 
 def stale_runs(home: Path) -> list[dict[str, Any]]:

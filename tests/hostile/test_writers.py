@@ -138,6 +138,8 @@ def test_kill_mid_run_is_swept_and_reported_by_the_next_run(tmp_path: Path) -> N
     committed = _committed(home, "killed")
     assert 0 < committed < 900
     orphans_after_kill = _raw_files(home) - _referenced(home)
+    listed = json.loads(run_cli(["list", "--json"], home).stdout)["repos"]
+    assert [v["last_run"] for g in listed for v in g["versions"]] == ["interrupted"]  # list says so
 
     # Indexing any repo sweeps what the killed run left in the raw cache ...
     other = run_cli(["index", str(_tree(tmp_path / "o", "other", 2)), "--repo", "other"], home)
@@ -151,6 +153,9 @@ def test_kill_mid_run_is_swept_and_reported_by_the_next_run(tmp_path: Path) -> N
     assert report["docs_indexed"] + report["docs_unchanged"] == 900
     human = run_cli(["index", str(tree), "--repo", "killed"], home)
     assert "note:" not in human.stderr  # reported once
+    listed = json.loads(run_cli(["list", "--json"], home).stdout)["repos"]
+    states = {v["repo"]: v["last_run"] for g in listed for v in g["versions"]}
+    assert states == {"killed": None, "other": None}
     print(f"orphan raw files left by the kill: {len(orphans_after_kill)}")
 
 

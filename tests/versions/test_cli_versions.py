@@ -44,6 +44,7 @@ def test_versions_from_the_command_line(
     assert [v["repo"] for v in book["versions"]] == ["rust-book@2.0", "rust-book@1.0"]
     assert set(book["versions"][0]) == {
         "repo", "version", "default", "pinned", "docs", "sections", "source", "ref", "commit", "indexed_at",
+        "last_run",
     }  # fmt: skip
     assert [v["default"] for v in book["versions"]] == [True, False]
     assert book["versions"][1]["source"] == str(v1.resolve())
