@@ -645,7 +645,11 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()  # here, so a reader that went away is seen below, not at exit
         return status
     except DocmunchError as exc:
-        sys.stderr.write(f"docmunch: {_one_line(str(exc))}\n")
+        message = _one_line(str(exc))
+        sys.stderr.write(f"docmunch: {message}\n")
+        if getattr(args, "json", False):  # scripts get a JSON answer on stdout too
+            with contextlib.suppress(OSError):
+                _emit_json({"error": {"type": type(exc).__name__, "message": " ".join(str(exc).split())}})
         return 1
     except KeyboardInterrupt:
         sys.stderr.write("docmunch: interrupted\n")

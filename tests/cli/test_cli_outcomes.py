@@ -154,3 +154,13 @@ def test_a_reader_that_stops_early_ends_the_command_quietly_with_the_sigpipe_sta
     proc.stdout.close()  # like `| head -1`: far more than a pipe buffer is still to come
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 141 and err == b""
+
+
+def test_a_failing_json_command_answers_with_a_json_error(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("DOCMUNCH_HOME", str(tmp_path / "home"))
+    assert main(["index", str(tmp_path / "missing"), "--json"]) == 1
+    captured = capsys.readouterr()
+    assert json.loads(captured.out) == {
+        "error": {"type": "SourceError", "message": f"no such file or folder: {tmp_path / 'missing'}"}
+    }
+    assert captured.err.startswith("docmunch: no such file or folder")
