@@ -17,6 +17,7 @@ import re
 from lxml.html import HtmlElement
 
 from docmunch.extract import _dom as dom
+from docmunch.extract._budget import check_budget
 from docmunch.extract._weights import CLEAN_CONDITIONALLY, class_weight
 
 __all__ = ["mark_data_tables", "prep_article"]
@@ -108,11 +109,31 @@ def mark_data_tables(root: HtmlElement) -> set[HtmlElement]:
     return data
 
 
-def _text_density(el: HtmlElement, tags: tuple[str, ...]) -> float:
-    length = len(dom.inner_text(el))
+def _text_density(el: HtmlElement, tags: tuple[str, ...], length: int) -> float:
+    """Readability's ``_getTextDensity``: text of the ``tags`` descendants / text of ``el``."""
     if not length:
         return 0.0
     return sum(len(dom.inner_text(child)) for child in el.iterdescendants(*tags)) / length
+
+
+def _has_text_in(el: HtmlElement, tags: tuple[str, ...]) -> bool:
+    """Whether some ``tags`` descendant has text: ``_getTextDensity(el, tags) > 0``, early exit.
+
+    Readability sums the text of every such descendant (nested ones again and again), which is
+    quadratic in nesting depth; the rule only asks whether the sum is zero.
+    """
+    return any(dom.text_of(child).strip() for child in el.iterdescendants(*tags))
+
+
+def _list_share_above(el: HtmlElement, length: int, share: float) -> bool:
+    """Whether the text of ``el``'s list descendants exceeds ``share`` × ``length`` (early exit)."""
+    bound = share * length
+    total = 0
+    for lst in el.iterdescendants("ul", "ol"):
+        total += len(dom.inner_text(lst))
+        if total > bound:
+            return True
+    return False
 
 
 def _has_video(el: HtmlElement) -> bool:
@@ -143,9 +164,9 @@ def _should_remove(
 ) -> bool:
     is_list = tag in ("ul", "ol")
     text = dom.inner_text(node)
+    length = len(text)
     if not is_list:
-        list_length = sum(len(dom.inner_text(lst)) for lst in node.iterdescendants("ul", "ol"))
-        is_list = bool(text) and list_length / len(text) > 0.9
+        is_list = bool(text) and _list_share_above(node, length, 0.9)
     if tag == "table" and node in data_tables:
         return False
     if node in protected:
@@ -163,7 +184,7 @@ def _should_remove(
     img = sum(1 for _ in node.iter("img"))
     li = sum(1 for _ in node.iter("li")) - 100
     inputs = sum(1 for _ in node.iter("input"))
-    heading_density = _text_density(node, _HEADINGS)
+    heading_density = _text_density(node, _HEADINGS, length)
     embeds = 0
     for embed in node.iter(*_EMBEDS):
         if _has_video(embed):
@@ -171,9 +192,7 @@ def _should_remove(
         embeds += 1
     if _AD_WORDS.match(text) or _LOADING_WORDS.match(text):
         return True
-    length = len(text)
     density = dom.link_density(node)
-    text_density = _text_density(node, _TEXTISH)
     in_figure = dom.has_ancestor_tag(node, "figure")
     remove = (
         (not in_figure and img > 1 and p / img < 0.5)
@@ -190,7 +209,7 @@ def _should_remove(
         or (not is_list and weight < 25 and density > 0.2)
         or (weight >= 25 and density > 0.5)
         or ((embeds == 1 and length < 75) or embeds > 1)
-        or (img == 0 and text_density == 0)
+        or (img == 0 and not _has_text_in(node, _TEXTISH))
     )
     if is_list and remove:
         if any(len(child) > 1 for child in node):
@@ -207,6 +226,7 @@ def clean_conditionally(
     if not flags & CLEAN_CONDITIONALLY:
         return
     for node in reversed(list(root.iterdescendants(tag))):
+        check_budget()
         if node.getparent() is not None and _should_remove(node, tag, flags, data_tables, protected):
             dom.remove(node)
 

@@ -16,9 +16,11 @@ lxml.html (libxml2)          ~1.1         not WHATWG (no adoption agency, foster
 ==========================  ============  ==========================================
 
 So :func:`parse_html` parses with lexbor (through selectolax) and transfers the tree into
-``lxml.html.HtmlElement`` nodes with an explicit stack (no recursion, so thousands of nested
-levels are fine). html5lib is the fallback when selectolax is not importable. Comments,
-doctype and processing instructions are dropped; ``<template>`` keeps its (inert) children.
+``lxml.html.HtmlElement`` nodes with an explicit stack (no recursion), in document order, with
+the depth clamped at :data:`~docmunch.extract._depth.MAX_TREE_DEPTH` like Chromium does (raw
+HTML nested deeper than that is flattened before parsing, :mod:`docmunch.extract._depth`).
+html5lib is the fallback when selectolax is not importable. Comments, doctype and processing
+instructions are dropped; ``<template>`` content is not copied (lexbor keeps it apart).
 Characters that XML forbids (C0 controls, U+FFFE/U+FFFF, lone surrogates) are removed because
 lxml cannot store them; names lxml rejects are sanitised (``fb:like`` → ``fb_like``).
 """
@@ -32,6 +34,8 @@ from typing import Any
 
 import lxml.etree as etree
 import lxml.html
+
+from docmunch.extract._depth import MAX_TREE_DEPTH, flatten_deep_nesting
 
 __all__ = ["decode_bytes", "parse_html"]
 
@@ -95,39 +99,96 @@ def _clean_name(name: str) -> str:
     return name if name and (name[0].isalpha() or name[0] == "_") else "x" + name
 
 
-def _make(tag: str, attributes: dict[str, Any]) -> lxml.html.HtmlElement:
+_TAG_NAMES: dict[str, str] = {}
+_ATTRIBUTE_OK: dict[str, bool] = {}
+_NAME_CACHE_SIZE = 4096
+
+
+def _tag_name(tag: str) -> str:
+    name = _TAG_NAMES.get(tag)
+    if name is None:
+        name = _clean_name(tag)
+        if len(_TAG_NAMES) < _NAME_CACHE_SIZE:
+            _TAG_NAMES[tag] = name
+    return name
+
+
+def _attributes(attributes: dict[str, str | None], clean: bool) -> dict[str, str]:
     attrs: dict[str, str] = {}
     for key, value in attributes.items():
-        if not _GOOD_NAME.match(key):
+        ok = _ATTRIBUTE_OK.get(key)
+        if ok is None:
+            ok = _GOOD_NAME.match(key) is not None
+            if len(_ATTRIBUTE_OK) < _NAME_CACHE_SIZE:
+                _ATTRIBUTE_OK[key] = ok
+        if not ok:
             continue  # xmlns:fb, stray quotes …: meaningless to extraction
-        attrs[key] = _clean_text(value) if value else ""
-    return _MAKE(_clean_name(tag), attrs)
+        attrs[key] = (_clean_text(value) if clean else value) if value else ""
+    return attrs
+
+
+def _make(tag: str, attributes: dict[str, Any]) -> lxml.html.HtmlElement:
+    return _MAKE(_tag_name(tag), _attributes(attributes, True))
+
+
+class _Slot:
+    """Where the next node goes: an lxml element, its last element child, its depth."""
+
+    __slots__ = ("depth", "element", "last")
+
+    def __init__(self, element: lxml.html.HtmlElement, depth: int) -> None:
+        self.element = element
+        self.last: lxml.html.HtmlElement | None = None
+        self.depth = depth
+
+    def add_text(self, text: str) -> None:
+        last = self.last
+        if last is None:
+            self.element.text = (self.element.text or "") + text
+        else:
+            last.tail = (last.tail or "") + text
 
 
 def _from_lexbor(html: str) -> lxml.html.HtmlElement:
+    """Copy lexbor's tree into lxml in document order, clamping depth at :data:`MAX_TREE_DEPTH`.
+
+    One pre-order walk with an explicit stack; every node is visited once and appended in O(1)
+    (the slot remembers its last child), so the copy is linear in the number of nodes.
+    """
     assert _Lexbor is not None
     source = _Lexbor(html).root
     if source is None:
         return _MAKE("html", {})
-    root = _make(source.tag, source.attributes)
-    stack = [(source, root)]
+    dirty = _XML_BAD_CHARS.search(html) is not None
+    root = _MAKE(_tag_name(source.tag), _attributes(source.attributes, dirty))
+    stack: list[tuple[Any, _Slot]] = [(source.child, _Slot(root, 1))]
+    push, pop = stack.append, stack.pop
+    make, append_to = _MAKE, lxml.html.HtmlElement.append
     while stack:
-        src, dst = stack.pop()
-        last = None
-        child = src.child
+        child, slot = pop()
         while child is not None:
             tag = child.tag
             if tag == "-text":
-                text = _clean_text(child.text_content or "")
-                if last is None:
-                    dst.text = (dst.text or "") + text
-                else:
-                    last.tail = (last.tail or "") + text
-            elif tag and tag[0] not in "-_!":
-                element = _make(tag, child.attributes)
-                dst.append(element)
-                last = element
-                stack.append((child, element))
+                text = child.text_content
+                if text:
+                    slot.add_text(_clean_text(text) if dirty else text)
+                child = child.next
+                continue
+            if not tag or tag[0] in "-_!":
+                child = child.next
+                continue
+            attributes = child.attributes
+            element = make(_tag_name(tag), _attributes(attributes, dirty) if attributes else {})
+            append_to(slot.element, element)
+            slot.last = element
+            inner = child.child
+            if inner is not None:
+                push((child.next, slot))
+                depth = slot.depth + 1
+                # Beyond the cap, content joins the deepest allowed container (Blink's rule).
+                slot = _Slot(element, depth) if depth < MAX_TREE_DEPTH else slot
+                child = inner
+                continue
             child = child.next
     return root
 
@@ -164,10 +225,11 @@ def parse_html(html: str | bytes, *, url: str | None = None) -> lxml.html.HtmlEl
     """Parse a whole HTML document the way a browser does; return the ``<html>`` element.
 
     ``html``: text, or bytes decoded by :func:`decode_bytes`. ``url`` is accepted for API
-    symmetry (the tree does not depend on it). The result always has ``<head>`` and ``<body>``.
+    symmetry (the tree does not depend on it). The result always has ``<head>`` and ``<body>``
+    and no element deeper than :data:`MAX_TREE_DEPTH` (see :mod:`docmunch.extract._depth`).
     """
     del url
-    text = decode_bytes(html) if isinstance(html, bytes) else html
+    text = flatten_deep_nesting(decode_bytes(html) if isinstance(html, bytes) else html)
     root = _from_lexbor(text) if _Lexbor is not None else _from_html5lib(text)
     if root.find("head") is None:
         root.insert(0, _MAKE("head", {}))
