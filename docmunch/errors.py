@@ -15,6 +15,7 @@ line and exits 1, the MCP server turns it into a tool error. Builtin ``ValueErro
     │   ├── UnsupportedContentType  content-type docmunch cannot index (content_type)
     │   └── RobotsDisallowed        robots.txt forbids the URL
     ├── ExtractError                no main content could be found (url)
+    │   └── PageTooComplex          the page exceeded its CPU / wall-clock budget (limit_seconds)
     ├── ConvertError                HTML/DOCX/PDF could not be rendered as Markdown (path)
     │   ├── NoTextLayer             scanned PDF without text; OCR is not supported
     │   └── PasswordRequired        encrypted PDF/DOCX; pass --password
@@ -39,6 +40,7 @@ __all__ = [
     "HTTPStatusError",
     "IndexStoreError",
     "NoTextLayer",
+    "PageTooComplex",
     "PasswordRequired",
     "RepoNotFound",
     "RobotsDisallowed",
@@ -108,6 +110,21 @@ class ExtractError(DocmunchError):
     def __init__(self, message: str, *, url: str | None = None) -> None:
         super().__init__(message)
         self.url = url
+
+
+class PageTooComplex(ExtractError):
+    """Extracting or converting one page used more than its budget of ``limit_seconds``.
+
+    ``kind`` is ``"cpu"`` (CPU time of the working thread) or ``"wall"`` (elapsed time);
+    the limits and the variable that raises them are in :mod:`docmunch.extract._budget`.
+    """
+
+    def __init__(
+        self, message: str, *, url: str | None = None, limit_seconds: float = 0.0, kind: str = "cpu"
+    ) -> None:
+        super().__init__(message, url=url)
+        self.limit_seconds = limit_seconds
+        self.kind = kind
 
 
 class ConvertError(DocmunchError):

@@ -23,9 +23,10 @@ from dataclasses import dataclass
 import lxml.html
 from lxml.html import HtmlElement
 
-from docmunch.detect import detect_platform
+from docmunch.detect import GENERIC, detect_platform
 from docmunch.errors import ExtractError
 from docmunch.extract import _dom as dom
+from docmunch.extract._budget import check_budget, page_budget
 from docmunch.extract._images import absolutize, base_url, unwrap_noscript_images
 from docmunch.extract._metadata import read_metadata
 from docmunch.extract._parse import parse_html
@@ -33,7 +34,7 @@ from docmunch.extract._platform import platform_content
 from docmunch.extract._prep import clean_classes, prep_document, remove_permalinks, simplify_nested
 from docmunch.extract._readability import grab_article
 
-__all__ = ["Article", "extract", "parse_html"]
+__all__ = ["Article", "check_budget", "extract", "page_budget", "parse_html"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,16 +70,24 @@ class Article:
     """``len(text)`` in characters (Readability's ``length``)."""
 
 
-def extract(html: str | bytes, *, url: str | None = None) -> Article:
+def extract(html: str | bytes, *, url: str | None = None, platform_rules: bool = True) -> Article:
     """Extract the main content and metadata of one HTML page.
 
     ``html``: the page as text or bytes (bytes are charset-sniffed). ``url``: the page URL,
     used to resolve relative links/images (together with ``<base href>``) and as host evidence
-    for platform detection. Raises :class:`docmunch.errors.ExtractError` when the page has no
-    usable text at all.
+    for platform detection. ``platform_rules=False`` skips platform detection and always takes
+    the generic scoring path (what a page of an unknown generator gets; the quality gate
+    measures it). Raises :class:`docmunch.errors.ExtractError` when the page has no usable text
+    at all, :class:`docmunch.errors.PageTooComplex` (a subclass) when it exceeds the page
+    budget (:mod:`docmunch.extract._budget`).
     """
+    with page_budget(url=url):
+        return _extract(html, url=url, platform_rules=platform_rules)
+
+
+def _extract(html: str | bytes, *, url: str | None, platform_rules: bool) -> Article:
     root = parse_html(html, url=url)
-    platform = detect_platform(root, url=url)
+    platform = detect_platform(root, url=url) if platform_rules else GENERIC
     meta = read_metadata(root)
     base = base_url(root, url)
     lang = root.get("lang")

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from lxml.html import HtmlElement
 
 from docmunch.extract import _dom as dom
+from docmunch.extract._budget import check_budget
 from docmunch.extract._clean import prep_article
 from docmunch.extract._metadata import text_similarity
 from docmunch.extract._prep import wrap_phrasing
@@ -138,6 +139,7 @@ def _prepare_and_collect(
     strip = bool(flags & STRIP_UNLIKELY)
     node: HtmlElement | None = page
     while node is not None:
+        check_budget()
         tag = node.tag
         match = dom.class_and_id(node)
         if not is_visible(node):
@@ -198,6 +200,7 @@ def _prepare_and_collect(
 def _score(to_score: list[HtmlElement], flags: int) -> dict[HtmlElement, float]:
     scores: dict[HtmlElement, float] = {}
     for el in to_score:
+        check_budget()
         parent = el.getparent()
         if parent is None:
             continue
