@@ -27,12 +27,14 @@ from docmunch.detect import GENERIC, detect_platform
 from docmunch.errors import ExtractError
 from docmunch.extract import _dom as dom
 from docmunch.extract._budget import check_budget, page_budget
+from docmunch.extract._code import normalize_code
 from docmunch.extract._images import absolutize, base_url, unwrap_noscript_images
 from docmunch.extract._metadata import read_metadata
 from docmunch.extract._parse import parse_html
 from docmunch.extract._platform import platform_content
 from docmunch.extract._prep import clean_classes, prep_document, remove_permalinks, simplify_nested
 from docmunch.extract._readability import grab_article
+from docmunch.extract._tabs import unfold_tabs
 
 __all__ = ["Article", "check_budget", "extract", "page_budget", "parse_html"]
 
@@ -93,6 +95,7 @@ def _extract(html: str | bytes, *, url: str | None, platform_rules: bool) -> Art
     lang = root.get("lang")
     unwrap_noscript_images(root)
     prep_document(root)
+    unfold_tabs(root)
     body = root.find("body")
     if body is None:  # parse_html always adds one; keeps type checkers honest
         raise ExtractError("page has no <body>", url=url)
@@ -113,6 +116,7 @@ def _extract(html: str | bytes, *, url: str | None, platform_rules: bool) -> Art
         raise ExtractError("no main content found in the page", url=url)
 
     remove_permalinks(content)
+    normalize_code(content)
     absolutize(content, base=base, url=url)
     clean_classes(content)
     text = dom.block_text(content)

@@ -18,6 +18,7 @@ from lxml.html import HtmlElement
 
 from docmunch.extract import _dom as dom
 from docmunch.extract._budget import check_budget
+from docmunch.extract._code import is_code_container
 from docmunch.extract._weights import CLEAN_CONDITIONALLY, class_weight
 
 __all__ = ["mark_data_tables", "prep_article"]
@@ -174,7 +175,7 @@ def _should_remove(
     if any(t in data_tables for t in node.iterdescendants("table")):
         return False
     weight = class_weight(node, flags)
-    if weight < 0:
+    if weight < 0 and not is_code_container(node):
         return True
     if any(True for _ in node.iter("pre", "math")):
         return False  # docs-aware: code blocks and formulas are content

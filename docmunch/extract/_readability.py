@@ -23,7 +23,8 @@ Algorithm (Mozilla Readability.js, Apache-2.0, itself after Arc90's readability 
 
 Divergences, on purpose: nodes inside ``<pre>``, ``<code>``, ``<math>`` and ``<svg>`` are
 never removed as unlikely (pygments' ``c1``/``cm`` "comment" spans are code); headings keep
-their level (Readability renames ``h1`` to ``h2``).
+their level (Readability renames ``h1`` to ``h2``); the title ``<h1>`` is kept once, also
+when it sits just outside the chosen block (:mod:`docmunch.extract._title`).
 """
 
 from __future__ import annotations
@@ -37,9 +38,17 @@ from lxml.html import HtmlElement
 from docmunch.extract import _dom as dom
 from docmunch.extract._budget import check_budget
 from docmunch.extract._clean import prep_article
+from docmunch.extract._code import is_code_container
 from docmunch.extract._metadata import text_similarity
 from docmunch.extract._prep import wrap_phrasing
-from docmunch.extract._weights import CLEAN_CONDITIONALLY, STRIP_UNLIKELY, WEIGHT_CLASSES, class_weight
+from docmunch.extract._title import TITLE_MARK, keep_title_heading, title_near, title_snapshot
+from docmunch.extract._weights import (
+    CLEAN_CONDITIONALLY,
+    STRIP_UNLIKELY,
+    WEIGHT_CLASSES,
+    class_weight,
+    is_section_anchor,
+)
 
 __all__ = ["Grab", "grab_article", "is_visible"]
 
@@ -159,8 +168,11 @@ def _prepare_and_collect(
             and text_similarity(title, dom.inner_text(node, False)) > 0.75
         ):
             remove_title_header = False
-            node = dom.remove_and_get_next(node)
-            continue
+            if tag == "h1":  # docs-aware: the page's own title heading stays (see _title)
+                node.set(TITLE_MARK, "")
+            else:
+                node = dom.remove_and_get_next(node)
+                continue
         if tag in _OPAQUE:
             if tag == "pre":
                 to_score.append(node)
@@ -170,8 +182,10 @@ def _prepare_and_collect(
             if (
                 UNLIKELY.search(match)
                 and not MAYBE_CANDIDATE.search(match)
+                and not (is_section_anchor(node) and not UNLIKELY.search(node.get("class") or ""))
                 and not dom.has_ancestor_tag(node, "table")
                 and not dom.has_ancestor_tag(node, "code")
+                and not is_code_container(node)
             ):
                 node = dom.remove_and_get_next(node)
                 continue
@@ -310,6 +324,7 @@ def grab_article(body: HtmlElement, *, title: str, need_byline: bool) -> Grab:
         scores = _score(to_score, flags)
         top, _created = _top_candidate(page, scores, flags)
         parent = top.getparent()
+        title_heading = title_snapshot(title_near(page, top))
         article = _join_siblings(top, scores)
         prep_article(article, flags, scores)
         wrapper = article.makeelement("div", {"id": "readability-page-1", "class": "page"})
@@ -317,6 +332,7 @@ def grab_article(body: HtmlElement, *, title: str, need_byline: bool) -> Grab:
         for child in list(article):
             wrapper.append(child)
         article.append(wrapper)
+        keep_title_heading(wrapper, title_heading)
         length = len(dom.inner_text(article))
         direction = None
         for anc in [parent, top, *dom.ancestors(parent)] if parent is not None else [top]:
