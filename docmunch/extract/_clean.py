@@ -6,8 +6,9 @@ paragraphs, inputs, link density against class weight, embeds, text density), ``
 ``_cleanHeaders``, ``_cleanMatchedNodes`` (share widgets). Re-implemented here.
 
 Docs-aware divergences: an element holding a ``<pre>`` code block, ``<math>`` or a data
-table is never removed conditionally (unless its class/id weight is negative); ``<h1>``
-keeps its level.
+table is never removed conditionally (unless its class/id weight is negative and it is not a
+code container); ``<h1>`` keeps its level; admonition and footnote ``<aside>``s stay
+(:mod:`docmunch.extract._asides`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import re
 from lxml.html import HtmlElement
 
 from docmunch.extract import _dom as dom
+from docmunch.extract._asides import is_content_aside
 from docmunch.extract._budget import check_budget
 from docmunch.extract._code import is_code_container
 from docmunch.extract._weights import CLEAN_CONDITIONALLY, class_weight
@@ -160,8 +162,23 @@ def _protected(root: HtmlElement, data_tables: set[HtmlElement]) -> set[HtmlElem
     return protected
 
 
+PAGE_DENSITY_FACTOR = 1.25
+"""Docs-aware: a block is too link-dense only above ``max(Readability's bar, this × the joined
+article's own link density)``, so a page that *is* a link grid (plugin lists, icon galleries,
+sponsor cards) keeps its grid while an ordinary page keeps Readability's 0.2 / 0.5 bars."""
+
+BUTTON_CONTENT_SHARE = 0.25
+"""Docs-aware: when ``<button>``s hold at least this share of the article's text they are its
+content (an icon gallery of buttons) and are unwrapped instead of deleted."""
+
+
 def _should_remove(
-    node: HtmlElement, tag: str, flags: int, data_tables: set[HtmlElement], protected: set[HtmlElement]
+    node: HtmlElement,
+    tag: str,
+    flags: int,
+    data_tables: set[HtmlElement],
+    protected: set[HtmlElement],
+    page_density: float = 0.0,
 ) -> bool:
     is_list = tag in ("ul", "ol")
     text = dom.inner_text(node)
@@ -207,8 +224,8 @@ def _should_remove(
             and (img == 0 or img > 2)
             and density > 0
         )
-        or (not is_list and weight < 25 and density > 0.2)
-        or (weight >= 25 and density > 0.5)
+        or (not is_list and weight < 25 and density > max(0.2, PAGE_DENSITY_FACTOR * page_density))
+        or (weight >= 25 and density > max(0.5, PAGE_DENSITY_FACTOR * page_density))
         or ((embeds == 1 and length < 75) or embeds > 1)
         or (img == 0 and not _has_text_in(node, _TEXTISH))
     )
@@ -221,15 +238,36 @@ def _should_remove(
 
 
 def clean_conditionally(
-    root: HtmlElement, tag: str, flags: int, data_tables: set[HtmlElement], protected: set[HtmlElement]
+    root: HtmlElement,
+    tag: str,
+    flags: int,
+    data_tables: set[HtmlElement],
+    protected: set[HtmlElement],
+    page_density: float = 0.0,
 ) -> None:
-    """Readability's ``_cleanConditionally`` for ``tag``; innermost candidates judged first."""
+    """Readability's ``_cleanConditionally`` for ``tag``; innermost candidates judged first.
+
+    ``page_density``: link density of the whole article (see :data:`PAGE_DENSITY_FACTOR`).
+    """
     if not flags & CLEAN_CONDITIONALLY:
         return
     for node in reversed(list(root.iterdescendants(tag))):
         check_budget()
-        if node.getparent() is not None and _should_remove(node, tag, flags, data_tables, protected):
+        if node.getparent() is not None and _should_remove(
+            node, tag, flags, data_tables, protected, page_density
+        ):
             dom.remove(node)
+
+
+def _unwrap_content_buttons(article: HtmlElement) -> None:
+    buttons = list(article.iterdescendants("button"))
+    if not buttons:
+        return
+    total = len(dom.inner_text(article))
+    in_buttons = sum(len(dom.inner_text(b)) for b in buttons)
+    if total and in_buttons >= BUTTON_CONTENT_SHARE * total:
+        for button in buttons:
+            button.tag = "span"
 
 
 def _clean(root: HtmlElement, tag: str) -> None:
@@ -237,6 +275,8 @@ def _clean(root: HtmlElement, tag: str) -> None:
     for node in reversed(list(root.iterdescendants(tag))):
         if embed and _has_video(node):
             continue
+        if tag == "aside" and is_content_aside(node):
+            continue  # docs-aware: admonitions and footnotes are text
         dom.remove(node)
 
 
@@ -260,6 +300,8 @@ def prep_article(article: HtmlElement, flags: int, scores: dict[HtmlElement, flo
     data_tables = mark_data_tables(article)
     protected = _protected(article, data_tables)
     fix_lazy_images(article)
+    page_density = dom.link_density(article)
+    _unwrap_content_buttons(article)
     clean_conditionally(article, "form", flags, data_tables, protected)
     clean_conditionally(article, "fieldset", flags, data_tables, protected)
     for tag in ("object", "embed", "footer", "link", "aside"):
@@ -271,7 +313,7 @@ def prep_article(article: HtmlElement, flags: int, scores: dict[HtmlElement, flo
         if class_weight(header, flags) < 0:
             dom.remove(header)
     for tag in ("table", "ul", "div"):
-        clean_conditionally(article, tag, flags, data_tables, protected)
+        clean_conditionally(article, tag, flags, data_tables, protected, page_density)
     for p in reversed(list(article.iterdescendants("p"))):
         if not any(True for _ in p.iter("img", "embed", "object", "iframe")) and not dom.text_of(p).strip():
             dom.remove(p)

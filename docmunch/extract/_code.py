@@ -10,7 +10,9 @@ Rules (general, no generator named), applied to the final content by :func:`norm
    ``user-select: none`` style, ``data-line-number``) and holds nothing but digits. That covers
    gutter table cells (Pygments ``td.linenos``, Rouge ``td.gutter``), per-line number spans and
    gutter columns beside the ``<pre>``. A table whose gutter column is removed is left with the
-   code cell (the converter and Readability's single-cell rule unwrap it).
+   code cell (the converter and Readability's single-cell rule unwrap it). A label beside the
+   ``<pre>`` that only repeats the block's language (``<span class="lang">js</span>`` in a
+   ``div.language-js``) goes too.
 2. **Line breaks** — ``<br>`` inside a ``<pre>`` becomes a newline; when a highlighter writes
    one element per line without newline characters (``div.token-line``, ``span.line``,
    ``div.cm-line``, table rows, any block element inside ``<pre>``), a newline is put after each
@@ -39,6 +41,7 @@ _UNSELECTABLE_CLASS = re.compile(r"^(?:select-none|user-select-none|unselectable
 _USER_SELECT_NONE = re.compile(r"user-select\s*:\s*none", re.IGNORECASE)
 _DIGITS_ONLY = re.compile(r"^[\s\d]*\d[\s\d]*$")
 _LINE_CLASS = re.compile(r"(?:^|[-_])(?:line|ln-line|codeline)$", re.IGNORECASE)
+_LANGUAGE_CLASS = re.compile(r"^(?:language|lang)-([\w+#.\-]+)$", re.IGNORECASE)
 _LINE_BLOCKS = frozenset(("div", "p", "tr", "li", "section"))
 CONTAINER_SHARE = 0.6
 """An element whose text is at least this share of code (``<pre>`` text) is a code container."""
@@ -92,16 +95,39 @@ def _scope(pre: HtmlElement, levels: int = 3) -> HtmlElement:
     return scope
 
 
-def _remove_gutters(content: HtmlElement) -> None:
+def _language(pre: HtmlElement, scope: HtmlElement) -> str | None:
+    """The language a ``language-x``/``lang-x`` class names on ``pre``, its ``<code>`` or up to ``scope``."""
+    nodes = [*pre.iter("code"), pre]
+    node = pre
+    while node is not scope and node.getparent() is not None:
+        node = node.getparent()
+        nodes.append(node)
+    for el in nodes:
+        for token in _classes(el):
+            match = _LANGUAGE_CLASS.match(token)
+            if match:
+                return match.group(1).casefold()
+    return None
+
+
+def _remove_furniture(content: HtmlElement) -> None:
+    """Remove gutters, and language labels beside a ``<pre>`` (``<span>js</span>`` in its wrapper)."""
     doomed: list[HtmlElement] = []
     for pre in list(content.iter("pre")):
         if pre.getparent() is None:
             continue
         scope = _scope(pre)
+        language = _language(pre, scope)
         for el in scope.iter():
             if el is pre or el is scope:
                 continue
-            if is_gutter(el, in_pre=any(anc is pre for anc in el.iterancestors())):
+            inside = any(anc is pre for anc in el.iterancestors())
+            if is_gutter(el, in_pre=inside) or (
+                language
+                and not inside
+                and next(el.iter("pre"), None) is None
+                and dom.text_of(el).strip().casefold() == language
+            ):
                 doomed.append(el)
     for el in doomed:
         if any(anc in doomed for anc in el.iterancestors()):
@@ -136,6 +162,6 @@ def _line_elements(pre: HtmlElement) -> list[HtmlElement]:
 
 def normalize_code(content: HtmlElement) -> None:
     """Apply the gutter and line-break rules to every ``<pre>`` of ``content`` (in place)."""
-    _remove_gutters(content)
+    _remove_furniture(content)
     for pre in content.iter("pre"):
         _break_lines(pre)
