@@ -27,12 +27,18 @@ from docmunch.detect import GENERIC, detect_platform
 from docmunch.errors import ExtractError
 from docmunch.extract import _dom as dom
 from docmunch.extract._budget import check_budget, page_budget
-from docmunch.extract._code import normalize_code
+from docmunch.extract._code import normalize_code, remove_code_furniture
 from docmunch.extract._images import absolutize, base_url, unwrap_noscript_images
 from docmunch.extract._metadata import read_metadata
 from docmunch.extract._parse import parse_html
 from docmunch.extract._platform import platform_content
-from docmunch.extract._prep import clean_classes, prep_document, remove_permalinks, simplify_nested
+from docmunch.extract._prep import (
+    clean_classes,
+    drop_edge_rules,
+    prep_document,
+    remove_permalinks,
+    simplify_nested,
+)
 from docmunch.extract._readability import grab_article
 from docmunch.extract._tabs import unfold_tabs
 
@@ -96,6 +102,7 @@ def _extract(html: str | bytes, *, url: str | None, platform_rules: bool) -> Art
     unwrap_noscript_images(root)
     prep_document(root)
     unfold_tabs(root)
+    remove_code_furniture(root)
     body = root.find("body")
     if body is None:  # parse_html always adds one; keeps type checkers honest
         raise ExtractError("page has no <body>", url=url)
@@ -116,6 +123,7 @@ def _extract(html: str | bytes, *, url: str | None, platform_rules: bool) -> Art
         raise ExtractError("no main content found in the page", url=url)
 
     remove_permalinks(content)
+    drop_edge_rules(content)
     normalize_code(content)
     absolutize(content, base=base, url=url)
     clean_classes(content)

@@ -1,18 +1,24 @@
 """Code blocks in the extracted content: line-number gutters out, line breaks in, never "unlikely".
 
-Rules (general, no generator named), applied to the final content by :func:`normalize_code`:
+Rules (general, no generator named), applied to the page before scoring
+(:func:`remove_code_furniture`: the scoring path drops ``style`` attributes) and to the final
+content (:func:`normalize_code`):
 
 1. **Gutters** — line numbers are page furniture, never code text. An element is a gutter
    (:func:`is_gutter`) when a class token names line numbers (``linenos``, ``lineno``,
    ``line-numbers``, ``line-number``, ``gutter``, ``hljs-ln-numbers``, ``rouge-gutter``, …) and
-   it sits inside a ``<pre>`` or holds nothing but digits; or when it is hidden from readers
+   it sits inside a ``<pre>`` or holds nothing but digits; a table cell holding nothing but
+   digits in the row of a cell holding the ``<pre>`` (Chroma, Pygments and Rouge tables); or
+   an element hidden from readers
    or from selection (``aria-hidden="true"``, ``select-none``/``unselectable`` classes,
    ``user-select: none`` style, ``data-line-number``) and holds nothing but digits. That covers
    gutter table cells (Pygments ``td.linenos``, Rouge ``td.gutter``), per-line number spans and
    gutter columns beside the ``<pre>``. A table whose gutter column is removed is left with the
    code cell (the converter and Readability's single-cell rule unwrap it). A label beside the
    ``<pre>`` that only repeats the block's language (``<span class="lang">js</span>`` in a
-   ``div.language-js``) goes too.
+   ``div.language-js``) goes too, and so do short links and buttons beside it ("Copy", "Run").
+   "Beside" means inside the code block's wrapper: the widest ancestor (three levels at most)
+   that holds no other ``<pre>`` and whose text is mostly code.
 2. **Line breaks** — ``<br>`` inside a ``<pre>`` becomes a newline; when a highlighter writes
    one element per line without newline characters (``div.token-line``, ``span.line``,
    ``div.cm-line``, table rows, any block element inside ``<pre>``), a newline is put after each
@@ -30,11 +36,11 @@ from lxml.html import HtmlElement
 
 from docmunch.extract import _dom as dom
 
-__all__ = ["is_code_container", "is_gutter", "normalize_code"]
+__all__ = ["is_code_container", "is_gutter", "normalize_code", "remove_code_furniture"]
 
 _GUTTER_CLASS = re.compile(
     r"^(?:line-?nos?|line-?no|lineno\w*|line-?numbers?(?:-\w+)?|linenumbers?|code-line-numbers?|"
-    r"gutter|\w+-gutter|gutter-\w+|hljs-ln-n(?:umbers)?|ln-num|rouge-gutter|blob-num)$",
+    r"gutter|\w+-gutter|gutter-\w+|hljs-ln-n(?:umbers)?|ln|lnt|ln-num|rouge-gutter|blob-num)$",
     re.IGNORECASE,
 )
 _UNSELECTABLE_CLASS = re.compile(r"^(?:select-none|user-select-none|unselectable|no-select|noselect)$", re.I)
@@ -85,14 +91,27 @@ def is_code_container(el: HtmlElement) -> bool:
 
 
 def _scope(pre: HtmlElement, levels: int = 3) -> HtmlElement:
-    """The widest ancestor (≤ ``levels`` up) of ``pre`` that holds no other ``<pre>``."""
+    """The widest wrapper of ``pre`` (≤ ``levels`` up) that is still just this code block: it
+    holds no other ``<pre>`` and code is at least :data:`CONTAINER_SHARE` of its text."""
+    code = len(dom.text_of(pre).strip())
     scope = pre
     for _ in range(levels):
         parent = scope.getparent()
         if parent is None or sum(1 for _ in parent.iter("pre")) > sum(1 for _ in pre.iter("pre")):
             break
+        if code < CONTAINER_SHARE * len(dom.text_of(parent).strip()):
+            break
         scope = parent
     return scope
+
+
+_ACTION_WORDS = 3
+"""A link or button beside a code block with at most this many words is a tool (Copy, Run,
+Open in playground), not text."""
+
+
+def _is_tool(el: HtmlElement) -> bool:
+    return el.tag in ("a", "button") and len(dom.text_of(el).split()) <= _ACTION_WORDS
 
 
 def _language(pre: HtmlElement, scope: HtmlElement) -> str | None:
@@ -110,21 +129,47 @@ def _language(pre: HtmlElement, scope: HtmlElement) -> str | None:
     return None
 
 
+_TEXT_BLOCKS = frozenset(
+    ("p", "li", "dd", "dt", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote")
+)
+
+
+def _loose(el: HtmlElement, scope: HtmlElement) -> bool:
+    """Whether ``el`` stands on its own in ``scope``, not inside a paragraph, item or cell."""
+    for anc in el.iterancestors():
+        if anc is scope:
+            return True
+        if anc.tag in _TEXT_BLOCKS:
+            return False
+    return True
+
+
+def _gutter_cells(pre: HtmlElement) -> list[HtmlElement]:
+    """Digits-only cells in the table row that holds ``pre`` in one of its cells."""
+    cell = next((a for a in pre.iterancestors("td", "th")), None)
+    row = cell.getparent() if cell is not None else None
+    if row is None or cell is None:
+        return []
+    return [c for c in row if c is not cell and c.tag in ("td", "th") and _digits_only(c)]
+
+
 def _remove_furniture(content: HtmlElement) -> None:
-    """Remove gutters, and language labels beside a ``<pre>`` (``<span>js</span>`` in its wrapper)."""
+    """Remove gutters, tools and language labels beside a ``<pre>`` (see the module docstring)."""
     doomed: list[HtmlElement] = []
     for pre in list(content.iter("pre")):
         if pre.getparent() is None:
             continue
+        doomed.extend(_gutter_cells(pre))
         scope = _scope(pre)
         language = _language(pre, scope)
         for el in scope.iter():
             if el is pre or el is scope:
                 continue
             inside = any(anc is pre for anc in el.iterancestors())
-            if is_gutter(el, in_pre=inside) or (
+            if is_gutter(el, in_pre=inside) or (not inside and _is_tool(el) and _loose(el, scope)) or (
                 language
                 and not inside
+                and _loose(el, scope)
                 and next(el.iter("pre"), None) is None
                 and dom.text_of(el).strip().casefold() == language
             ):
@@ -160,8 +205,13 @@ def _line_elements(pre: HtmlElement) -> list[HtmlElement]:
         return []
 
 
+def remove_code_furniture(root: HtmlElement) -> None:
+    """Rule 1 on the whole page, before scoring (``style="user-select: none"`` is still there)."""
+    _remove_furniture(root)
+
+
 def normalize_code(content: HtmlElement) -> None:
-    """Apply the gutter and line-break rules to every ``<pre>`` of ``content`` (in place)."""
+    """Rules 1 and 2 on every ``<pre>`` of ``content``, the extracted article (in place)."""
     _remove_furniture(content)
     for pre in content.iter("pre"):
         _break_lines(pre)

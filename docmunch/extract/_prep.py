@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import re
 
+import lxml.etree as etree
 from lxml.html import HtmlElement
 
 from docmunch.extract import _dom as dom
 
 __all__ = [
     "clean_classes",
+    "drop_edge_rules",
     "prep_document",
     "remove_permalinks",
     "replace_brs",
@@ -102,6 +104,9 @@ def simplify_nested(article: HtmlElement) -> None:
     """Readability's ``_simplifyNestedElements``: unwrap div/section chains, drop empty ones."""
     node: HtmlElement | None = article
     while node is not None:
+        if node.tag == "pre":  # docs-aware: an empty line of code is a <div>\n</div>, not empty
+            node = dom.next_node(node, True)
+            continue
         if (
             node.getparent() is not None
             and node.tag in ("div", "section")
@@ -270,3 +275,15 @@ def remove_permalinks(article: HtmlElement) -> None:
             and _is_anchor_chrome(following)
         ):
             dom.remove(following)
+
+
+_TEXT_AFTER = etree.XPath("boolean(following::text()[normalize-space()] | following::img | following::pre)")
+_TEXT_BEFORE = etree.XPath("boolean(preceding::text()[normalize-space()] | preceding::img | preceding::pre)")
+
+
+def drop_edge_rules(content: HtmlElement) -> None:
+    """Remove ``<hr>``s with nothing before or after them in ``content`` (what was a footer or a
+    header around them is gone, the rule alone is no content). ``content`` must be a tree root."""
+    for rule in list(content.iter("hr")):
+        if not _TEXT_AFTER(rule) or not _TEXT_BEFORE(rule):
+            dom.remove(rule)

@@ -41,7 +41,7 @@ from docmunch.extract._clean import prep_article
 from docmunch.extract._code import is_code_container
 from docmunch.extract._metadata import text_similarity
 from docmunch.extract._prep import wrap_phrasing
-from docmunch.extract._title import TITLE_MARK, keep_title_heading, title_near, title_snapshot
+from docmunch.extract._title import TITLE_MARK, keep_title_heading, rescue_title, title_near, title_snapshot
 from docmunch.extract._weights import (
     CLEAN_CONDITIONALLY,
     STRIP_UNLIKELY,
@@ -187,6 +187,12 @@ def _prepare_and_collect(
                 and not dom.has_ancestor_tag(node, "code")
                 and not is_code_container(node)
             ):
+                rescued = rescue_title(node, title) if remove_title_header else None
+                if rescued is not None:  # a post header: its title h1 stays in the header's place
+                    remove_title_header = False
+                    dom.replace(node, rescued)
+                    node = dom.next_node(rescued, True)
+                    continue
                 node = dom.remove_and_get_next(node)
                 continue
             if node.get("role") in UNLIKELY_ROLES:

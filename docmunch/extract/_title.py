@@ -6,9 +6,9 @@ heading agents search for. So the scoring walk (:mod:`docmunch.extract._readabil
 title-like ``<h1>`` and marks it with :data:`TITLE_MARK`; after the article is built,
 :func:`keep_title_heading` makes sure it appears once at the top of the article when it was
 part of it or sat *just outside* it: before the top candidate, inside one of its
-:data:`NEAR_LEVELS` nearest ancestors (a ``<header>`` above the article body, a title row
-beside a breadcrumb). A title ``<h1>`` farther away (a site banner) is left out, as are ``<h2>``
-titles, which Readability's rule still removes.
+:data:`NEAR_LEVELS` nearest ancestors below ``<body>`` (a ``<header>`` above the article body,
+a title row beside a breadcrumb). A title ``<h1>`` farther away (a site banner) is left out, as
+are ``<h2>`` titles, which Readability's rule still removes.
 """
 
 from __future__ import annotations
@@ -18,11 +18,23 @@ import copy
 from lxml.html import HtmlElement
 
 from docmunch.extract import _dom as dom
+from docmunch.extract._metadata import text_similarity
 
-__all__ = ["NEAR_LEVELS", "TITLE_MARK", "keep_title_heading", "title_near", "title_snapshot"]
+__all__ = [
+    "NEAR_LEVELS",
+    "TITLE_MARK",
+    "TITLE_SIMILARITY",
+    "keep_title_heading",
+    "rescue_title",
+    "title_near",
+    "title_snapshot",
+]
 
 TITLE_MARK = "data-docmunch-title"
 """Attribute the scoring walk puts on the title ``<h1>`` it keeps (removed again here)."""
+
+TITLE_SIMILARITY = 0.75
+"""Readability's bar: an ``<h1>`` whose text covers more than this share of the title's."""
 
 NEAR_LEVELS = 3
 """How many ancestors of the top candidate may hold a title ``<h1>`` that is "just outside"."""
@@ -31,6 +43,22 @@ NEAR_LEVELS = 3
 def _marked(root: HtmlElement) -> HtmlElement | None:
     for heading in root.iter("h1"):
         if heading.get(TITLE_MARK) is not None:
+            return heading
+    return None
+
+
+def rescue_title(unlikely: HtmlElement, title: str) -> HtmlElement | None:
+    """The title ``<h1>`` inside an element about to be removed as unlikely, detached and marked.
+
+    A post header (``<header class="post-header">``: breadcrumb, title, date) matches the
+    unlikely pattern; the caller puts the returned heading in the header's place.
+    """
+    if not title:
+        return None
+    for heading in unlikely.iter("h1"):
+        if text_similarity(title, dom.inner_text(heading, False)) > TITLE_SIMILARITY:
+            heading.set(TITLE_MARK, "")
+            dom.remove(heading)
             return heading
     return None
 
@@ -46,8 +74,8 @@ def title_near(page: HtmlElement, top: HtmlElement) -> HtmlElement | None:
     node = top
     for _ in range(NEAR_LEVELS):
         parent = node.getparent()
-        if parent is None:
-            return None
+        if parent is None or parent.tag == "body":
+            return None  # a heading that only shares <body> with the article is a site banner
         if parent in chain:
             holder = chain[chain.index(parent) - 1]  # the child of ``parent`` holding the heading
             siblings = list(parent)
