@@ -162,10 +162,24 @@ def _protected(root: HtmlElement, data_tables: set[HtmlElement]) -> set[HtmlElem
     return protected
 
 
-PAGE_DENSITY_FACTOR = 1.25
-"""Docs-aware: a block is too link-dense only above ``max(Readability's bar, this × the joined
-article's own link density)``, so a page that *is* a link grid (plugin lists, icon galleries,
-sponsor cards) keeps its grid while an ordinary page keeps Readability's 0.2 / 0.5 bars."""
+LINK_CONTENT_SHARE = 0.5
+"""Docs-aware: when the blocks that Readability's link-density bars (0.2, or 0.5 for a positive
+class) would remove hold at least this share of the article's text, those blocks *are* the
+content (a plugin gallery of linked cards, a link catalogue): the bars are not applied. On an
+ordinary page the link-dense blocks are a small share (related links, tag lists) and go."""
+
+LINK_GRID_WORDS = 6
+"""… and only when those links average at least this many words: cards (a title and a sentence)
+and described entries, not menus of one- to three-word links."""
+
+LINK_GRID_DENSITY = 0.6
+"""… and only when those blocks are mostly link text (weighted mean link density): a grid of
+linked cards, not a page wrapper that mixes an article with its menus."""
+
+LINK_GRID_MAX_PROSE = 800
+"""… and only when the rest of the article (its prose) is shorter than this many characters:
+a gallery page has an introduction, not an essay; an essay whose candidate swallowed the
+site's menus keeps Readability's bars."""
 
 BUTTON_CONTENT_SHARE = 0.25
 """Docs-aware: when ``<button>``s hold at least this share of the article's text they are its
@@ -178,7 +192,7 @@ def _should_remove(
     flags: int,
     data_tables: set[HtmlElement],
     protected: set[HtmlElement],
-    page_density: float = 0.0,
+    link_grid: bool = False,
 ) -> bool:
     is_list = tag in ("ul", "ol")
     text = dom.inner_text(node)
@@ -224,8 +238,8 @@ def _should_remove(
             and (img == 0 or img > 2)
             and density > 0
         )
-        or (not is_list and weight < 25 and density > max(0.2, PAGE_DENSITY_FACTOR * page_density))
-        or (weight >= 25 and density > max(0.5, PAGE_DENSITY_FACTOR * page_density))
+        or (not link_grid and not is_list and weight < 25 and density > 0.2)
+        or (not link_grid and weight >= 25 and density > 0.5)
         or ((embeds == 1 and length < 75) or embeds > 1)
         or (img == 0 and not _has_text_in(node, _TEXTISH))
     )
@@ -243,20 +257,53 @@ def clean_conditionally(
     flags: int,
     data_tables: set[HtmlElement],
     protected: set[HtmlElement],
-    page_density: float = 0.0,
+    link_grid: bool = False,
 ) -> None:
     """Readability's ``_cleanConditionally`` for ``tag``; innermost candidates judged first.
 
-    ``page_density``: link density of the whole article (see :data:`PAGE_DENSITY_FACTOR`).
+    ``link_grid``: the article is made of link-dense blocks (:func:`is_link_grid`); the
+    link-density bars are then not applied.
     """
     if not flags & CLEAN_CONDITIONALLY:
         return
     for node in reversed(list(root.iterdescendants(tag))):
         check_budget()
         if node.getparent() is not None and _should_remove(
-            node, tag, flags, data_tables, protected, page_density
+            node, tag, flags, data_tables, protected, link_grid
         ):
             dom.remove(node)
+
+
+def is_link_grid(article: HtmlElement, flags: int) -> bool:
+    """Whether link-dense ``div``/``table``/``ul`` blocks hold :data:`LINK_CONTENT_SHARE` or
+    more of ``article``'s text (outermost such blocks, Readability's bars and class weight), the
+    rest is under :data:`LINK_GRID_MAX_PROSE` characters, the blocks are mostly link text
+    (:data:`LINK_GRID_DENSITY`) and their links average :data:`LINK_GRID_WORDS` words."""
+    total = len(dom.inner_text(article))
+    if not total:
+        return False
+    dense = linked = links = words = 0.0
+    node = dom.next_node(article)
+    while node is not None:
+        if node.tag in ("div", "table", "ul", "section"):
+            bar = 0.5 if class_weight(node, flags) >= 25 else 0.2
+            density = dom.link_density(node)
+            if density > bar:
+                length = len(dom.inner_text(node))
+                dense += length
+                linked += density * length
+                for link in node.iter("a"):
+                    links += 1
+                    words += len(dom.text_of(link).split())
+                node = dom.next_node(node, True)
+                continue
+        node = dom.next_node(node)
+    return (
+        dense >= LINK_CONTENT_SHARE * total
+        and total - dense < LINK_GRID_MAX_PROSE
+        and linked >= LINK_GRID_DENSITY * dense
+        and words >= LINK_GRID_WORDS * links
+    )
 
 
 def _unwrap_content_buttons(article: HtmlElement) -> None:
@@ -300,7 +347,7 @@ def prep_article(article: HtmlElement, flags: int, scores: dict[HtmlElement, flo
     data_tables = mark_data_tables(article)
     protected = _protected(article, data_tables)
     fix_lazy_images(article)
-    page_density = dom.link_density(article)
+    link_grid = is_link_grid(article, flags)
     _unwrap_content_buttons(article)
     clean_conditionally(article, "form", flags, data_tables, protected)
     clean_conditionally(article, "fieldset", flags, data_tables, protected)
@@ -313,7 +360,7 @@ def prep_article(article: HtmlElement, flags: int, scores: dict[HtmlElement, flo
         if class_weight(header, flags) < 0:
             dom.remove(header)
     for tag in ("table", "ul", "div"):
-        clean_conditionally(article, tag, flags, data_tables, protected, page_density)
+        clean_conditionally(article, tag, flags, data_tables, protected, link_grid)
     for p in reversed(list(article.iterdescendants("p"))):
         if not any(True for _ in p.iter("img", "embed", "object", "iframe")) and not dom.text_of(p).strip():
             dom.remove(p)
