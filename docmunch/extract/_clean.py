@@ -276,28 +276,33 @@ def clean_conditionally(
 
 def is_link_grid(article: HtmlElement, flags: int) -> bool:
     """Whether link-dense ``div``/``table``/``ul`` blocks hold :data:`LINK_CONTENT_SHARE` or
-    more of ``article``'s text (outermost such blocks, Readability's bars and class weight), the
+    more of ``article``'s text (innermost such blocks, Readability's bars and class weight), the
     rest is under :data:`LINK_GRID_MAX_PROSE` characters, the blocks are mostly link text
     (:data:`LINK_GRID_DENSITY`) and their links average :data:`LINK_GRID_WORDS` words."""
     total = len(dom.inner_text(article))
     if not total:
         return False
+    blocks = [
+        node
+        for node in article.iterdescendants("div", "table", "ul", "section")
+        if dom.link_density(node) > (0.5 if class_weight(node, flags) >= 25 else 0.2)
+    ]
+    outer: set[HtmlElement] = set()  # dense blocks holding a dense block: look inside them
+    for node in blocks:
+        for anc in node.iterancestors():
+            if anc is article or anc in outer:
+                break
+            outer.add(anc)
     dense = linked = links = words = 0.0
-    node = dom.next_node(article)
-    while node is not None:
-        if node.tag in ("div", "table", "ul", "section"):
-            bar = 0.5 if class_weight(node, flags) >= 25 else 0.2
-            density = dom.link_density(node)
-            if density > bar:
-                length = len(dom.inner_text(node))
-                dense += length
-                linked += density * length
-                for link in node.iter("a"):
-                    links += 1
-                    words += len(dom.text_of(link).split())
-                node = dom.next_node(node, True)
-                continue
-        node = dom.next_node(node)
+    for node in blocks:
+        if node in outer:
+            continue
+        length = len(dom.inner_text(node))
+        dense += length
+        linked += dom.link_density(node) * length
+        for link in node.iter("a"):
+            links += 1
+            words += len(dom.text_of(link).split())
     return (
         dense >= LINK_CONTENT_SHARE * total
         and total - dense < LINK_GRID_MAX_PROSE
