@@ -26,6 +26,7 @@ from lxml.html import HtmlElement
 from docmunch.detect import GENERIC, detect_platform
 from docmunch.errors import ExtractError
 from docmunch.extract import _dom as dom
+from docmunch.extract._asides import mark_aside_titles
 from docmunch.extract._budget import check_budget, page_budget
 from docmunch.extract._code import normalize_code, remove_code_furniture
 from docmunch.extract._images import absolutize, base_url, unwrap_noscript_images
@@ -102,6 +103,7 @@ def _extract(html: str | bytes, *, url: str | None, platform_rules: bool) -> Art
     unwrap_noscript_images(root)
     prep_document(root)
     unfold_tabs(root)
+    mark_aside_titles(root)
     remove_code_furniture(root)
     body = root.find("body")
     if body is None:  # parse_html always adds one; keeps type checkers honest

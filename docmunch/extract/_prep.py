@@ -268,11 +268,17 @@ def remove_permalinks(article: HtmlElement) -> None:
             if (el.tag == "a" or _unread(el)) and _is_anchor_chrome(el):
                 dom.remove(el)
         following = heading.getnext()
+        if following is None:
+            continue
+        link = following
+        if following.tag in ("p", "span", "div") and len(following) == 1:
+            link = following[0]  # scoring wrapped the loose link in a <p>
         if (
-            following is not None
-            and following.tag == "a"
-            and (following.get("href") or "").startswith("#")
-            and _is_anchor_chrome(following)
+            link.tag == "a"
+            and (link.get("href") or "").startswith("#")
+            and _is_anchor_chrome(link)
+            and not (following.text or "").strip()
+            and not (link.tail or "").strip()
         ):
             dom.remove(following)
 
