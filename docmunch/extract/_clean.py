@@ -35,6 +35,8 @@ _AD_WORDS = re.compile(
     r"^(ad(vertising|vertisement)?|pub(licité)?|werb(ung)?|广告|Реклама|Anuncio)$", re.IGNORECASE
 )
 _LOADING_WORDS = re.compile(r"^((loading|正在加载|Загрузка|chargement|cargando)(…|\.\.\.)?)$", re.IGNORECASE)
+_LABEL_MAX = 40
+"""Longer texts cannot be one of the ``_AD_WORDS`` / ``_LOADING_WORDS`` labels (13 chars max)."""
 _PRESENTATIONAL = (
     "align",
     "background",
@@ -116,7 +118,7 @@ def _text_density(el: HtmlElement, tags: tuple[str, ...], length: int) -> float:
     """Readability's ``_getTextDensity``: text of the ``tags`` descendants / text of ``el``."""
     if not length:
         return 0.0
-    return sum(len(dom.inner_text(child)) for child in el.iterdescendants(*tags)) / length
+    return sum(dom.inner_length(child) for child in el.iterdescendants(*tags)) / length
 
 
 def _has_text_in(el: HtmlElement, tags: tuple[str, ...]) -> bool:
@@ -133,7 +135,7 @@ def _list_share_above(el: HtmlElement, length: int, share: float) -> bool:
     bound = share * length
     total = 0
     for lst in el.iterdescendants("ul", "ol"):
-        total += len(dom.inner_text(lst))
+        total += dom.inner_length(lst)
         if total > bound:
             return True
     return False
@@ -195,10 +197,13 @@ def _should_remove(
     link_grid: bool = False,
 ) -> bool:
     is_list = tag in ("ul", "ol")
-    text = dom.inner_text(node)
-    length = len(text)
+    raw = dom.text_of(node)
+    length = len(" ".join(raw.split()))  # == len(inner_text), see dom.inner_length
+    # the exact normalised text is only needed for the ad/loading-label tests, which match
+    # whole short labels; building it for long blocks was most of the cost on deep pages
+    text = dom.normalize_spaces(raw.strip()) if length < _LABEL_MAX else ""
     if not is_list:
-        is_list = bool(text) and _list_share_above(node, length, 0.9)
+        is_list = bool(length) and _list_share_above(node, length, 0.9)
     if tag == "table" and node in data_tables:
         return False
     if node in protected:
@@ -210,7 +215,7 @@ def _should_remove(
         return True
     if any(True for _ in node.iter("pre", "math")):
         return False  # docs-aware: code blocks and formulas are content
-    if text.count(",") >= 10:
+    if raw.count(",") >= 10:
         return False
     p = sum(1 for _ in node.iter("p"))
     img = sum(1 for _ in node.iter("img"))
@@ -279,7 +284,7 @@ def is_link_grid(article: HtmlElement, flags: int) -> bool:
     more of ``article``'s text (innermost such blocks, Readability's bars and class weight), the
     rest is under :data:`LINK_GRID_MAX_PROSE` characters, the blocks are mostly link text
     (:data:`LINK_GRID_DENSITY`) and their links average :data:`LINK_GRID_WORDS` words."""
-    total = len(dom.inner_text(article))
+    total = dom.inner_length(article)
     if not total:
         return False
     blocks = [
@@ -297,7 +302,7 @@ def is_link_grid(article: HtmlElement, flags: int) -> bool:
     for node in blocks:
         if node in outer:
             continue
-        length = len(dom.inner_text(node))
+        length = dom.inner_length(node)
         dense += length
         linked += dom.link_density(node) * length
         for link in node.iter("a"):
@@ -315,8 +320,8 @@ def _unwrap_content_buttons(article: HtmlElement) -> None:
     buttons = list(article.iterdescendants("button"))
     if not buttons:
         return
-    total = len(dom.inner_text(article))
-    in_buttons = sum(len(dom.inner_text(b)) for b in buttons)
+    total = dom.inner_length(article)
+    in_buttons = sum(dom.inner_length(b) for b in buttons)
     if total and in_buttons >= BUTTON_CONTENT_SHARE * total:
         for button in buttons:
             button.tag = "span"
@@ -367,6 +372,7 @@ def prep_article(article: HtmlElement, flags: int, scores: dict[HtmlElement, flo
     for tag in ("table", "ul", "div"):
         clean_conditionally(article, tag, flags, data_tables, protected, link_grid)
     for p in reversed(list(article.iterdescendants("p"))):
+        check_budget()
         if not any(True for _ in p.iter("img", "embed", "object", "iframe")) and not dom.text_of(p).strip():
             dom.remove(p)
     for br in list(article.iterdescendants("br")):

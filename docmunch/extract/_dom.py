@@ -78,6 +78,16 @@ def inner_text(el: HtmlElement, normalize: bool = True) -> str:
     return _SPACES.sub(" ", text) if normalize else text
 
 
+def inner_length(el: HtmlElement) -> int:
+    """``len(inner_text(el))`` without building the normalised string.
+
+    Equal by construction: both strip the ends and turn every run of whitespace into one
+    character (``str.split`` and the ``\\s`` of ``re`` use the same Unicode whitespace), but
+    ``str.split`` runs several times faster than the regular expression on long texts.
+    """
+    return len(" ".join(text_of(el).split()))
+
+
 def normalize_spaces(text: str) -> str:
     return _SPACES.sub(" ", text)
 
@@ -223,14 +233,14 @@ def iter_text_nodes(el: HtmlElement) -> Iterator[str]:
 
 def link_density(el: HtmlElement) -> float:
     """Readability's ``_getLinkDensity``: link text / text; in-page ``#`` links count 0.2."""
-    length = len(inner_text(el))
+    length = inner_length(el)
     if not length:
         return 0.0
     links = 0.0
     for a in el.iter("a"):
         href = a.get("href")
         coefficient = 0.2 if href and len(href) > 1 and href[0] == "#" else 1.0
-        links += len(inner_text(a)) * coefficient
+        links += inner_length(a) * coefficient
     return links / length
 
 

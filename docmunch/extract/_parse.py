@@ -17,8 +17,8 @@ lxml.html (libxml2)          ~1.1         not WHATWG (no adoption agency, foster
 
 So :func:`parse_html` parses with lexbor (through selectolax) and transfers the tree into
 ``lxml.html.HtmlElement`` nodes with an explicit stack (no recursion), in document order, with
-the depth clamped at :data:`~docmunch.extract._depth.MAX_TREE_DEPTH` like Chromium does (raw
-HTML nested deeper than that is flattened before parsing, :mod:`docmunch.extract._depth`).
+the depth clamped at :data:`~docmunch.extract._depth.MAX_TREE_DEPTH` (raw HTML nested deeper
+than that is flattened before parsing, :mod:`docmunch.extract._depth`).
 html5lib is the fallback when selectolax is not importable. Comments, doctype and processing
 instructions are dropped; ``<template>`` content is not copied (lexbor keeps it apart).
 Characters that XML forbids (C0 controls, U+FFFE/U+FFFF, lone surrogates) are removed because
@@ -35,6 +35,7 @@ from typing import Any
 import lxml.etree as etree
 import lxml.html
 
+from docmunch.extract._budget import check_budget
 from docmunch.extract._depth import MAX_TREE_DEPTH, flatten_deep_nesting
 
 __all__ = ["decode_bytes", "parse_html"]
@@ -153,7 +154,9 @@ def _from_lexbor(html: str) -> lxml.html.HtmlElement:
     """Copy lexbor's tree into lxml in document order, clamping depth at :data:`MAX_TREE_DEPTH`.
 
     One pre-order walk with an explicit stack; every node is visited once and appended in O(1)
-    (the slot remembers its last child), so the copy is linear in the number of nodes.
+    (the slot remembers its last child), so the copy is linear in the number of nodes. An
+    element that would sit deeper than the cap is not created: its content (text and
+    children, recursively) joins the deepest allowed element, in document order.
     """
     assert _Lexbor is not None
     source = _Lexbor(html).root
@@ -164,9 +167,13 @@ def _from_lexbor(html: str) -> lxml.html.HtmlElement:
     stack: list[tuple[Any, _Slot]] = [(source.child, _Slot(root, 1))]
     push, pop = stack.append, stack.pop
     make, append_to = _MAKE, lxml.html.HtmlElement.append
+    count = 0
     while stack:
         child, slot = pop()
         while child is not None:
+            count += 1
+            if not count & 4095:
+                check_budget()
             tag = child.tag
             if tag == "-text":
                 text = child.text_content
@@ -177,16 +184,21 @@ def _from_lexbor(html: str) -> lxml.html.HtmlElement:
             if not tag or tag[0] in "-_!":
                 child = child.next
                 continue
+            inner = child.child
+            if slot.depth >= MAX_TREE_DEPTH:  # too deep: the element's content joins the slot
+                if inner is not None:
+                    push((child.next, slot))
+                    child = inner
+                else:
+                    child = child.next
+                continue
             attributes = child.attributes
             element = make(_tag_name(tag), _attributes(attributes, dirty) if attributes else {})
             append_to(slot.element, element)
             slot.last = element
-            inner = child.child
             if inner is not None:
                 push((child.next, slot))
-                depth = slot.depth + 1
-                # Beyond the cap, content joins the deepest allowed container (Blink's rule).
-                slot = _Slot(element, depth) if depth < MAX_TREE_DEPTH else slot
+                slot = _Slot(element, slot.depth + 1)
                 child = inner
                 continue
             child = child.next

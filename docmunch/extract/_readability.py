@@ -63,7 +63,10 @@ UNLIKELY = re.compile(
 )
 MAYBE_CANDIDATE = re.compile(r"and|article|body|column|content|main|mathjax|shadow", re.IGNORECASE)
 BYLINE = re.compile(r"byline|author|dateline|writtenby|p-author", re.IGNORECASE)
-COMMAS = re.compile("[\u002c\u060c\ufe50\ufe10\ufe11\u2e41\u2e34\u2e32\uff0c]")
+_SCORE_PREFIX = 4096
+"""Characters of an element's text read to learn whether its normalised length reaches 300."""
+_COMMA_CHARS = "\u002c\u060c\ufe50\ufe10\ufe11\u2e41\u2e34\u2e32\uff0c"
+COMMAS = re.compile(f"[{_COMMA_CHARS}]")
 _DISPLAY_NONE = re.compile(r"display\s*:\s*none", re.IGNORECASE)
 _VISIBILITY_HIDDEN = re.compile(r"visibility\s*:\s*hidden", re.IGNORECASE)
 _DOT_END = re.compile(r"\.( |$)")
@@ -224,13 +227,18 @@ def _score(to_score: list[HtmlElement], flags: int) -> dict[HtmlElement, float]:
         parent = el.getparent()
         if parent is None:
             continue
-        text = dom.inner_text(el)
-        if len(text) < 25:
+        raw = dom.text_of(el)
+        # len(inner_text) matters up to 300 (min(length // 100, 3)): measure a prefix first
+        length = len(" ".join(raw[:_SCORE_PREFIX].split()))
+        if length < 300 and len(raw) > _SCORE_PREFIX:
+            length = len(" ".join(raw.split()))  # == len(inner_text), see dom.inner_length
+        if length < 25:
             continue
         ancestors = dom.ancestors(el, 5)
         if not ancestors:
             continue
-        content = 2 + len(COMMAS.findall(text)) + min(len(text) // 100, 3)
+        commas = sum(raw.count(comma) for comma in _COMMA_CHARS)  # whitespace never is a comma
+        content = 2 + commas + min(length // 100, 3)  # length ≥ 300 counts as 300
         for level, anc in enumerate(ancestors):
             if anc.getparent() is None:
                 continue
@@ -245,6 +253,7 @@ def _top_candidate(
     page: HtmlElement, scores: dict[HtmlElement, float], flags: int
 ) -> tuple[HtmlElement, bool]:
     for el in list(scores):
+        check_budget()
         scores[el] *= 1 - dom.link_density(el)
     top = sorted(scores, key=lambda e: -scores[e])[:N_TOP_CANDIDATES]
     if not top or top[0].tag == "body":
@@ -297,6 +306,7 @@ def _join_siblings(top: HtmlElement, scores: dict[HtmlElement, float]) -> HtmlEl
     threshold = max(10.0, scores[top] * 0.2)
     top_class = top.get("class") or ""
     for sibling in list(parent) if parent is not None else [top]:
+        check_budget()
         append = sibling is top
         if not append:
             bonus = scores[top] * 0.2 if top_class and sibling.get("class") == top_class else 0
@@ -339,7 +349,7 @@ def grab_article(body: HtmlElement, *, title: str, need_byline: bool) -> Grab:
             wrapper.append(child)
         article.append(wrapper)
         keep_title_heading(wrapper, title_heading)
-        length = len(dom.inner_text(article))
+        length = dom.inner_length(article)
         direction = None
         for anc in [parent, top, *dom.ancestors(parent)] if parent is not None else [top]:
             if anc is not None and anc.get("dir"):
