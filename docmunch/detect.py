@@ -252,26 +252,38 @@ _SIGNATURES: tuple[tuple[str, str, str], ...] = (
 EVIDENCE_NEEDED = 2
 """Weight of DOM evidence a platform needs (a class or id weighs 1, an asset path 2)."""
 _WEIGHTS = {"class": 1, "id": 1, "href": 2, "src": 2}
-_CLASSES = etree.XPath("//@class")
-_IDS = etree.XPath("//@id")
-_HREFS = etree.XPath("//link/@href")
-_SRCS = etree.XPath("//script/@src")
+_CLASSES = etree.XPath("//@class", smart_strings=False)
+_IDS = etree.XPath("//@id", smart_strings=False)
+_HREFS = etree.XPath("//link/@href", smart_strings=False)
+_SRCS = etree.XPath("//script/@src", smart_strings=False)
 
 
 class _Evidence:
     """Class tokens, ids and asset URLs of one page, collected once."""
 
-    __slots__ = ("classes", "hrefs", "ids", "srcs")
+    __slots__ = ("class_text", "classes", "hrefs", "ids", "srcs")
 
     def __init__(self, root: HtmlElement) -> None:
-        self.classes = {token for value in _CLASSES(root) for token in str(value).split()}
+        # one string of every class attribute: a substring test rules most needles out cheaply,
+        # and only the class values that contain a needle are split into tokens
+        self.class_text = " ".join(str(value) for value in _CLASSES(root))
+        self.classes: dict[str, bool] = {}
         self.ids = {str(value) for value in _IDS(root)}
         self.hrefs = [str(value) for value in _HREFS(root)]
         self.srcs = [str(value) for value in _SRCS(root)]
 
+    def _has_class(self, needle: str) -> bool:
+        found = self.classes.get(needle)
+        if found is None:
+            found = needle in self.class_text and re.search(
+                rf"(?<!\S){re.escape(needle)}(?!\S)", self.class_text
+            ) is not None
+            self.classes[needle] = found
+        return found
+
     def has(self, kind: str, needle: str) -> bool:
         if kind == "class":
-            return needle in self.classes
+            return self._has_class(needle)
         if kind == "id":
             return needle in self.ids
         urls = self.hrefs if kind == "href" else self.srcs
@@ -299,7 +311,9 @@ _HOST_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(^|\.)gitbook\.io$"), "gitbook"),
 )
 
-_GENERATOR = etree.XPath("//meta[translate(@name,'GENERATOR','generator')='generator']/@content")
+_GENERATOR = etree.XPath(
+    "//meta[translate(@name,'GENERATOR','generator')='generator']/@content", smart_strings=False
+)
 
 
 @lru_cache(maxsize=256)

@@ -31,6 +31,7 @@ content (:func:`normalize_code`):
 from __future__ import annotations
 
 import re
+from itertools import islice
 
 from lxml.html import HtmlElement
 
@@ -94,10 +95,11 @@ def _scope(pre: HtmlElement, levels: int = 3) -> HtmlElement:
     """The widest wrapper of ``pre`` (≤ ``levels`` up) that is still just this code block: it
     holds no other ``<pre>`` and code is at least :data:`CONTAINER_SHARE` of its text."""
     code = len(dom.text_of(pre).strip())
+    own = sum(1 for _ in pre.iter("pre"))
     scope = pre
     for _ in range(levels):
         parent = scope.getparent()
-        if parent is None or sum(1 for _ in parent.iter("pre")) > sum(1 for _ in pre.iter("pre")):
+        if parent is None or sum(1 for _ in islice(parent.iter("pre"), own + 1)) > own:
             break
         if code < CONTAINER_SHARE * len(dom.text_of(parent).strip()):
             break
@@ -160,15 +162,19 @@ def _remove_furniture(content: HtmlElement) -> None:
         if pre.getparent() is None:
             continue
         doomed.extend(_gutter_cells(pre))
+        for el in pre.iterdescendants():
+            if el.keys() and is_gutter(el, in_pre=True):  # attribute-less elements never are
+                doomed.append(el)
         scope = _scope(pre)
+        if scope is pre:
+            continue
         language = _language(pre, scope)
-        for el in scope.iter():
-            if el is pre or el is scope:
+        code = set(pre.iter())
+        for el in scope.iterdescendants():
+            if el in code:
                 continue
-            inside = any(anc is pre for anc in el.iterancestors())
-            if is_gutter(el, in_pre=inside) or (not inside and _is_tool(el) and _loose(el, scope)) or (
+            if is_gutter(el) or (_is_tool(el) and _loose(el, scope)) or (
                 language
-                and not inside
                 and _loose(el, scope)
                 and next(el.iter("pre"), None) is None
                 and dom.text_of(el).strip().casefold() == language

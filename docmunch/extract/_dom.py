@@ -64,7 +64,7 @@ PHRASING = frozenset(
 _PHRASING_IF_CHILDREN = frozenset(("a", "del", "ins"))
 
 
-_STRING = etree.XPath("string()")
+_STRING = etree.XPath("string()", smart_strings=False)
 
 
 def text_of(el: HtmlElement) -> str:
@@ -205,7 +205,7 @@ def has_single_tag_inside(el: HtmlElement, tag: str) -> bool:
 
 def without_content(el: HtmlElement) -> bool:
     """Readability's ``_isElementWithoutContent``: no text and only <br>/<hr> children."""
-    if text_of(el).strip():
+    if any(not text.isspace() for text in el.itertext() if text):  # stops at the first word
         return False
     n = len(el)
     if n == 0:
@@ -231,17 +231,38 @@ def iter_text_nodes(el: HtmlElement) -> Iterator[str]:
             yield child.tail
 
 
+def _link_weight(a: HtmlElement) -> float:
+    href = a.get("href")
+    coefficient = 0.2 if href and len(href) > 1 and href[0] == "#" else 1.0
+    return inner_length(a) * coefficient
+
+
 def link_density(el: HtmlElement) -> float:
     """Readability's ``_getLinkDensity``: link text / text; in-page ``#`` links count 0.2."""
     length = inner_length(el)
     if not length:
         return 0.0
-    links = 0.0
-    for a in el.iter("a"):
-        href = a.get("href")
-        coefficient = 0.2 if href and len(href) > 1 and href[0] == "#" else 1.0
-        links += inner_length(a) * coefficient
-    return links / length
+    return sum(_link_weight(a) for a in el.iter("a")) / length
+
+
+def link_lengths(root: HtmlElement) -> dict[HtmlElement, float]:
+    """Weighted link text (as :func:`link_density` counts it) under every element of ``root``.
+
+    One pass over the anchors, each added to itself and its ancestors up to ``root``, in
+    document order, so ``link_lengths(root)[el] / inner_length(el)`` equals
+    ``link_density(el)`` exactly (same terms, same order) for all elements at once; elements
+    without links are absent. Use it while the tree does not change.
+    """
+    out: dict[HtmlElement, float] = {}
+    for a in root.iter("a"):
+        weight = _link_weight(a)
+        node: HtmlElement | None = a
+        while node is not None:
+            out[node] = out.get(node, 0.0) + weight
+            if node is root:
+                break
+            node = node.getparent()
+    return out
 
 
 def class_and_id(el: HtmlElement) -> str:

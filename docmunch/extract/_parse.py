@@ -47,6 +47,7 @@ _PARSER.set_element_class_lookup(
     etree.ElementDefaultClassLookup(element=lxml.html.HtmlElement, comment=lxml.html.HtmlComment)
 )
 _MAKE = _PARSER.makeelement
+_SUB = etree.SubElement
 _XML_BAD_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 _GOOD_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
 _BAD_NAME_CHARS = re.compile(r"[^A-Za-z0-9_.\-]")
@@ -132,29 +133,25 @@ def _make(tag: str, attributes: dict[str, Any]) -> lxml.html.HtmlElement:
     return _MAKE(_tag_name(tag), _attributes(attributes, True))
 
 
-class _Slot:
-    """Where the next node goes: an lxml element, its last element child, its depth."""
-
-    __slots__ = ("depth", "element", "last")
-
-    def __init__(self, element: lxml.html.HtmlElement, depth: int) -> None:
-        self.element = element
-        self.last: lxml.html.HtmlElement | None = None
-        self.depth = depth
-
-    def add_text(self, text: str) -> None:
-        last = self.last
+def _set_text(element: lxml.html.HtmlElement, last: lxml.html.HtmlElement | None, text: str) -> None:
+    """Append ``text`` after ``last`` (as its tail) or as ``element``'s text; lxml refuses
+    characters XML forbids, which are then removed (rare: checked only when lxml complains)."""
+    try:
         if last is None:
-            self.element.text = (self.element.text or "") + text
+            old = element.text
+            element.text = old + text if old else text
         else:
-            last.tail = (last.tail or "") + text
+            old = last.tail
+            last.tail = old + text if old else text
+    except ValueError:
+        _set_text(element, last, _clean_text(text))
 
 
 def _from_lexbor(html: str) -> lxml.html.HtmlElement:
     """Copy lexbor's tree into lxml in document order, clamping depth at :data:`MAX_TREE_DEPTH`.
 
     One pre-order walk with an explicit stack; every node is visited once and appended in O(1)
-    (the slot remembers its last child), so the copy is linear in the number of nodes. An
+    (each frame remembers its last child), so the copy is linear in the number of nodes. An
     element that would sit deeper than the cap is not created: its content (text and
     children, recursively) joins the deepest allowed element, in document order.
     """
@@ -162,46 +159,67 @@ def _from_lexbor(html: str) -> lxml.html.HtmlElement:
     source = _Lexbor(html).root
     if source is None:
         return _MAKE("html", {})
-    dirty = _XML_BAD_CHARS.search(html) is not None
-    root = _MAKE(_tag_name(source.tag), _attributes(source.attributes, dirty))
-    stack: list[tuple[Any, _Slot]] = [(source.child, _Slot(root, 1))]
+    root = _MAKE(_tag_name(source.tag), _attributes(source.attributes, True))
+    etree.ElementTree(root)  # SubElement needs the root in a document
+    # a frame is [element, its last element child so far, its depth]
+    frame: list[Any] = [root, None, 1]
+    stack: list[tuple[Any, list[Any]]] = [(source.child, frame)]
     push, pop = stack.append, stack.pop
-    make, append_to = _MAKE, lxml.html.HtmlElement.append
+    sub, names, attributes_of = _SUB, _TAG_NAMES, _attributes
     count = 0
     while stack:
-        child, slot = pop()
+        child, frame = pop()
+        parent, last, depth = frame
         while child is not None:
-            count += 1
-            if not count & 4095:
-                check_budget()
             tag = child.tag
             if tag == "-text":
                 text = child.text_content
                 if text:
-                    slot.add_text(_clean_text(text) if dirty else text)
+                    try:  # inlined _set_text: this line runs for every text node
+                        if last is None:
+                            old = parent.text
+                            parent.text = old + text if old else text
+                        else:
+                            old = last.tail
+                            last.tail = old + text if old else text
+                    except ValueError:
+                        _set_text(parent, last, _clean_text(text))
                 child = child.next
                 continue
             if not tag or tag[0] in "-_!":
                 child = child.next
                 continue
+            count += 1
+            if not count & 4095:
+                check_budget()
             inner = child.child
-            if slot.depth >= MAX_TREE_DEPTH:  # too deep: the element's content joins the slot
+            if depth >= MAX_TREE_DEPTH:  # too deep: the element's content joins this frame
                 if inner is not None:
-                    push((child.next, slot))
+                    frame[1] = last
+                    push((child.next, frame))
                     child = inner
                 else:
                     child = child.next
                 continue
             attributes = child.attributes
-            element = make(_tag_name(tag), _attributes(attributes, dirty) if attributes else {})
-            append_to(slot.element, element)
-            slot.last = element
+            name = names.get(tag) or _tag_name(tag)
+            if attributes:  # inlined _element (it runs for every element)
+                try:
+                    last = sub(parent, name, attributes_of(attributes, False))
+                except ValueError:  # a value with a character XML forbids
+                    last = sub(parent, name, attributes_of(attributes, True))
+            else:
+                last = sub(parent, name)
             if inner is not None:
-                push((child.next, slot))
-                slot = _Slot(element, slot.depth + 1)
+                frame[1] = last
+                push((child.next, frame))
+                depth += 1
+                parent, last = last, None
+                frame = [parent, None, depth]
                 child = inner
                 continue
             child = child.next
+        frame[1] = last
     return root
 
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 import copy
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from lxml.html import HtmlElement
 
@@ -113,18 +114,38 @@ class Grab:
     scores: dict[HtmlElement, float] = field(default_factory=dict)
 
 
-def is_visible(el: HtmlElement) -> bool:
-    style = el.get("style")
+def _visible_attributes(attrs: dict[str, str]) -> bool:
+    style = attrs.get("style")
     if style and (_DISPLAY_NONE.search(style) or _VISIBILITY_HIDDEN.search(style)):
         return False
-    if el.get("hidden") is not None:
+    if attrs.get("hidden") is not None:
         return False
-    return el.get("aria-hidden") != "true" or "fallback-image" in (el.get("class") or "")
+    return attrs.get("aria-hidden") != "true" or "fallback-image" in (attrs.get("class") or "")
+
+
+_NO_ATTRIBUTES: dict[str, str] = {}
+
+
+def is_visible(el: HtmlElement) -> bool:
+    """Readability's ``_isProbablyVisible``: no ``display: none``/``visibility: hidden`` style,
+    no ``hidden`` attribute, not ``aria-hidden`` (except a fallback image)."""
+    return _visible_attributes(dict(el.items()))
+
+
+@lru_cache(maxsize=4096)
+def _byline_match(match: str) -> bool:
+    return BYLINE.search(match) is not None
+
+
+@lru_cache(maxsize=4096)
+def _unlikely_match(match: str) -> bool:
+    """Readability's unlikely-candidate test on ``class + " " + id`` (cached: pages repeat them)."""
+    return UNLIKELY.search(match) is not None and MAYBE_CANDIDATE.search(match) is None
 
 
 def _is_byline(el: HtmlElement, match: str) -> bool:
     itemprop = el.get("itemprop") or ""
-    if el.get("rel") == "author" or "author" in itemprop or BYLINE.search(match):
+    if el.get("rel") == "author" or "author" in itemprop or _byline_match(match):
         length = len(dom.text_of(el).strip())
         return 0 < length < 100
     return False
@@ -150,20 +171,27 @@ def _prepare_and_collect(
     remove_title_header = True
     strip = bool(flags & STRIP_UNLIKELY)
     node: HtmlElement | None = page
+    count = 0
     while node is not None:
-        check_budget()
+        count += 1
+        if not count & 63:
+            check_budget()
         tag = node.tag
-        match = dom.class_and_id(node)
-        if not is_visible(node):
-            node = dom.remove_and_get_next(node)
-            continue
-        if node.get("aria-modal") == "true" and node.get("role") == "dialog":
-            node = dom.remove_and_get_next(node)
-            continue
-        if need_byline and byline is None and _is_byline(node, match):
-            byline = _byline_text(node)
-            node = dom.remove_and_get_next(node)
-            continue
+        # one C call for the attributes: most nodes have none, and lxml's get() is slow
+        items = node.items()
+        attrs: dict[str, str] = dict(items) if items else _NO_ATTRIBUTES
+        match = (attrs.get("class") or "") + " " + (attrs.get("id") or "")
+        if items:
+            if not _visible_attributes(attrs):
+                node = dom.remove_and_get_next(node)
+                continue
+            if attrs.get("aria-modal") == "true" and attrs.get("role") == "dialog":
+                node = dom.remove_and_get_next(node)
+                continue
+            if need_byline and byline is None and _is_byline(node, match):
+                byline = _byline_text(node)
+                node = dom.remove_and_get_next(node)
+                continue
         if (
             remove_title_header
             and tag in ("h1", "h2")
@@ -183,8 +211,7 @@ def _prepare_and_collect(
             continue
         if strip and tag not in ("body", "a"):
             if (
-                UNLIKELY.search(match)
-                and not MAYBE_CANDIDATE.search(match)
+                _unlikely_match(match)
                 and not (is_section_anchor(node) and not UNLIKELY.search(node.get("class") or ""))
                 and not dom.has_ancestor_tag(node, "table")
                 and not dom.has_ancestor_tag(node, "code")
@@ -198,7 +225,7 @@ def _prepare_and_collect(
                     continue
                 node = dom.remove_and_get_next(node)
                 continue
-            if node.get("role") in UNLIKELY_ROLES:
+            if attrs.get("role") in UNLIKELY_ROLES:
                 node = dom.remove_and_get_next(node)
                 continue
         if tag in _EMPTY_REMOVABLE and dom.without_content(node):
@@ -252,9 +279,13 @@ def _score(to_score: list[HtmlElement], flags: int) -> dict[HtmlElement, float]:
 def _top_candidate(
     page: HtmlElement, scores: dict[HtmlElement, float], flags: int
 ) -> tuple[HtmlElement, bool]:
+    links = dom.link_lengths(page)  # all link densities in one pass (same values)
     for el in list(scores):
         check_budget()
-        scores[el] *= 1 - dom.link_density(el)
+        linked = links.get(el, 0.0)
+        if linked:
+            length = dom.inner_length(el)
+            scores[el] *= 1 - (linked / length if length else 0.0)
     top = sorted(scores, key=lambda e: -scores[e])[:N_TOP_CANDIDATES]
     if not top or top[0].tag == "body":
         div = page.makeelement("div", {})
