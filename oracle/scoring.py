@@ -202,12 +202,12 @@ class Summary:
     """Mean over pages whose truth has headings (``None`` if none has)."""
     code_exact: float | None
     """Mean over pages whose truth has code blocks (``None`` if none has)."""
-    leak_pages: int | None
-    """Pages whose text holds a chrome string of their truth (``None`` without chrome truth)."""
     ms_per_page: float
     """Mean extraction wall time, milliseconds."""
     errors: int
     """Pages where the extractor raised (scored as empty output)."""
+    leak_pages: int | None = None
+    """Pages whose text holds a chrome string of their truth (``None`` without chrome truth)."""
 
     def metric(self, name: str) -> float | None:
         """A metric by its :data:`METRICS` name."""
