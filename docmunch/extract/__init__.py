@@ -1,14 +1,18 @@
 """Main-content extraction: page HTML → :class:`Article` (cleaned content + metadata).
 
 Parser: lexbor (through selectolax, a WHATWG-conformant C parser), its tree copied into lxml
-iteratively: ~4 ms/page against ~49 ms for html5lib; html5-parser builds but refuses to load
+iteratively with the depth clamped (:mod:`._depth`); html5-parser builds but refuses to load
 beside lxml's bundled libxml2 (measurements in :mod:`docmunch.extract._parse`).
 
-Pipeline: :func:`parse_html` →
+Pipeline, all under one page budget (:mod:`._budget`): :func:`parse_html` →
 :func:`docmunch.detect.detect_platform` → metadata (:mod:`._metadata`, as Readability.js
-reports it) → document preparation (:mod:`._prep`) → either the platform's own content
-container minus its chrome (:mod:`._platform`), or the Readability-style scoring
-(:mod:`._readability`, :mod:`._clean`) → links and images made absolute (:mod:`._images`).
+reports it) → document preparation (:mod:`._prep`), tab sets unfolded (:mod:`._tabs`),
+admonition titles marked (:mod:`._asides`), line-number gutters removed (:mod:`._code`) →
+either the platform's own content container minus its chrome (:mod:`._platform`), or the
+Readability-style scoring (:mod:`._readability`, :mod:`._clean`, the title heading kept by
+:mod:`._title`) → permalinks and edge rules dropped, code line breaks restored, links and
+images made absolute (:mod:`._images`). The docs-aware rules of the generic path are listed in
+``docs/extraction.md``.
 
 Example::
 
