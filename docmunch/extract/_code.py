@@ -217,7 +217,7 @@ def remove_code_furniture(root: HtmlElement) -> None:
 
 
 def normalize_code(content: HtmlElement) -> None:
-    """Rules 1 and 2 on every ``<pre>`` of ``content``, the extracted article (in place)."""
-    _remove_furniture(content)
+    """Rule 2 on every ``<pre>`` of ``content``, the extracted article (in place); rule 1 ran on
+    the whole page already (:func:`remove_code_furniture`), and extraction adds no gutters."""
     for pre in content.iter("pre"):
         _break_lines(pre)

@@ -264,7 +264,8 @@ def _score(to_score: list[HtmlElement], flags: int) -> dict[HtmlElement, float]:
         ancestors = dom.ancestors(el, 5)
         if not ancestors:
             continue
-        commas = sum(raw.count(comma) for comma in _COMMA_CHARS)  # whitespace never is a comma
+        # whitespace is never a comma; ASCII text (isascii is O(1)) can only hold ","
+        commas = raw.count(",") if raw.isascii() else sum(raw.count(comma) for comma in _COMMA_CHARS)
         content = 2 + commas + min(length // 100, 3)  # length ≥ 300 counts as 300
         for level, anc in enumerate(ancestors):
             if anc.getparent() is None:

@@ -107,6 +107,7 @@ def _check_bounds(report: dict[str, object], elapsed: float) -> None:
     assert rss_mb < RSS_BOUND_MB, f"peak RSS {rss_mb:.0f} MiB (bound {RSS_BOUND_MB} MiB)"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("levels", [250, 1_000, 3_000, 200_000])
 def test_cli_extracts_nested_divs(levels: int, tmp_path: Path, env: dict[str, str]) -> None:
     page = tmp_path / "deep.html"
@@ -143,6 +144,7 @@ def _library_run(
     return measured([sys.executable, "-c", _LIBRARY, str(page)], env)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("shape", "open_tag", "close_tag"), LINEAR_SHAPES, ids=[s[0] for s in LINEAR_SHAPES])
 def test_library_handles_200k_levels(
     shape: str, open_tag: str, close_tag: str, tmp_path: Path, env: dict[str, str]
@@ -153,6 +155,7 @@ def test_library_handles_200k_levels(
     _check_bounds(report, elapsed)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("shape", "open_tag", "close_tag"), HEAVY_SHAPES, ids=[s[0] for s in HEAVY_SHAPES])
 def test_library_heavy_shapes_finish_or_stop_cleanly(
     shape: str, open_tag: str, close_tag: str, tmp_path: Path, env: dict[str, str]
@@ -171,6 +174,7 @@ def test_library_heavy_shapes_finish_or_stop_cleanly(
     _check_bounds(report, elapsed)
 
 
+@pytest.mark.slow
 def test_too_complex_page_is_one_clear_line_within_the_budget(tmp_path: Path, env: dict[str, str]) -> None:
     # 200,000 nested tables (7 MB): every table is its own cleaning candidate, so no linear
     # path exists; the page budget must stop it, through the CLI, as one line and exit 1.
