@@ -135,7 +135,8 @@ def _make(tag: str, attributes: dict[str, Any]) -> lxml.html.HtmlElement:
 
 def _set_text(element: lxml.html.HtmlElement, last: lxml.html.HtmlElement | None, text: str) -> None:
     """Append ``text`` after ``last`` (as its tail) or as ``element``'s text; lxml refuses
-    characters XML forbids, which are then removed (rare: checked only when lxml complains)."""
+    characters XML forbids, which are then removed (rare: checked only when lxml complains).
+    The copy calls it once per run of text, so appending never grows a string repeatedly."""
     try:
         if last is None:
             old = element.text
@@ -161,29 +162,30 @@ def _from_lexbor(html: str) -> lxml.html.HtmlElement:
         return _MAKE("html", {})
     root = _MAKE(_tag_name(source.tag), _attributes(source.attributes, True))
     etree.ElementTree(root)  # SubElement needs the root in a document
-    # a frame is [element, its last element child so far, its depth]
-    frame: list[Any] = [root, None, 1]
+    # a frame is [element, its last element child so far, its depth, pending text or None]:
+    # a frame at the depth cap never gets children, and all text below it goes to its element's
+    # .text, gathered in a list and joined once at the end (appending would be quadratic)
+    frame: list[Any] = [root, None, 1, None]
+    flat: list[list[Any]] = []
     stack: list[tuple[Any, list[Any]]] = [(source.child, frame)]
     push, pop = stack.append, stack.pop
     sub, names, attributes_of = _SUB, _TAG_NAMES, _attributes
     count = 0
     while stack:
         child, frame = pop()
-        parent, last, depth = frame
+        parent, last, depth, pending = frame
+        run: list[str] | None = None  # consecutive text nodes (split by comments), joined once
         while child is not None:
             tag = child.tag
             if tag == "-text":
                 text = child.text_content
                 if text:
-                    try:  # inlined _set_text: this line runs for every text node
-                        if last is None:
-                            old = parent.text
-                            parent.text = old + text if old else text
-                        else:
-                            old = last.tail
-                            last.tail = old + text if old else text
-                    except ValueError:
-                        _set_text(parent, last, _clean_text(text))
+                    if pending is not None:
+                        pending.append(text)
+                    elif run:
+                        run.append(text)
+                    else:
+                        run = [text]
                 child = child.next
                 continue
             if not tag or tag[0] in "-_!":
@@ -193,14 +195,16 @@ def _from_lexbor(html: str) -> lxml.html.HtmlElement:
             if not count & 4095:
                 check_budget()
             inner = child.child
-            if depth >= MAX_TREE_DEPTH:  # too deep: the element's content joins this frame
+            if pending is not None:  # too deep: the element's content joins this frame
                 if inner is not None:
-                    frame[1] = last
                     push((child.next, frame))
                     child = inner
                 else:
                     child = child.next
                 continue
+            if run:  # the text before this element: after ``last``, or the parent's own text
+                _set_text(parent, last, run[0] if len(run) == 1 else "".join(run))
+                run = None
             attributes = child.attributes
             name = names.get(tag) or _tag_name(tag)
             if attributes:  # inlined _element (it runs for every element)
@@ -215,11 +219,19 @@ def _from_lexbor(html: str) -> lxml.html.HtmlElement:
                 push((child.next, frame))
                 depth += 1
                 parent, last = last, None
-                frame = [parent, None, depth]
+                pending = [] if depth >= MAX_TREE_DEPTH else None
+                frame = [parent, None, depth, pending]
+                if pending is not None:
+                    flat.append(frame)
                 child = inner
                 continue
             child = child.next
+        if run:
+            _set_text(parent, last, run[0] if len(run) == 1 else "".join(run))
         frame[1] = last
+    for element, _last, _depth, texts in flat:
+        if texts:
+            _set_text(element, None, "".join(texts))
     return root
 
 

@@ -124,6 +124,7 @@ LINEAR_SHAPES = [
     ("unclosed divs", "<div>x, ", ""),
     ("quotes", "<blockquote>q, ", "</blockquote>"),
     ("spans", "<span>s, ", "</span>"),
+    ("text split by comments", "word <!-- c --> ", ""),
 ]
 """Shapes whose cost is linear with a small constant: 200,000 levels in 1–2 s."""
 
