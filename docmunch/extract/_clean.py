@@ -339,12 +339,12 @@ def _unwrap_content_buttons(article: HtmlElement) -> None:
 
 def _clean(root: HtmlElement, tag: str) -> None:
     embed = tag in _EMBEDS
-    for node in reversed(list(root.iterdescendants(tag))):
-        if embed and _has_video(node):
-            continue
-        if tag == "aside" and is_content_aside(node):
-            continue  # docs-aware: admonitions and footnotes are text
-        dom.remove(node)
+    dom.remove_all(
+        node
+        for node in list(root.iterdescendants(tag))
+        if not (embed and _has_video(node))
+        and not (tag == "aside" and is_content_aside(node))  # docs-aware: admonitions, footnotes
+    )
 
 
 def _share_candidates(root: HtmlElement) -> list[HtmlElement]:

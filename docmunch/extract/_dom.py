@@ -108,6 +108,50 @@ def remove(el: HtmlElement) -> None:
     parent.remove(el)
 
 
+def remove_all(elements: Iterable[HtmlElement]) -> None:
+    """:func:`remove` for many elements at once, each parent's text rebuilt in one pass.
+
+    Removing siblings one by one appends each tail to the same previous text, which is
+    quadratic when thousands of them follow one element (``<script></script>word`` × 100,000);
+    here every parent's children are walked once and each kept text is joined once.
+    Elements inside other removed elements are removed with them.
+    """
+    doomed = {id(el): el for el in elements}
+    parents: dict[int, HtmlElement] = {}
+    for el in doomed.values():
+        parent = el.getparent()
+        if parent is not None:
+            parents.setdefault(id(parent), parent)
+    for parent in parents.values():
+        if id(parent) in doomed or any(id(anc) in doomed for anc in parent.iterancestors()):
+            continue  # goes with its removed ancestor
+        _drop_children(parent, doomed)
+
+
+def _drop_children(parent: HtmlElement, doomed: dict[int, HtmlElement]) -> None:
+    target: HtmlElement | None = None  # None: the parent's own .text
+    pieces: list[str] = [parent.text or ""]
+    for child in list(parent):
+        if id(child) in doomed:
+            if child.tail:
+                pieces.append(child.tail)
+            child.tail = None
+            parent.remove(child)
+            continue
+        _put_text(parent, target, pieces)
+        target = child
+        pieces = [child.tail or ""]
+    _put_text(parent, target, pieces)
+
+
+def _put_text(parent: HtmlElement, target: HtmlElement | None, pieces: list[str]) -> None:
+    text = "".join(pieces) or None
+    if target is None:
+        parent.text = text
+    else:
+        target.tail = text
+
+
 def unwrap(el: HtmlElement) -> None:
     """Replace ``el`` by its children and text (keeps everything but the tag itself)."""
     el.drop_tag()

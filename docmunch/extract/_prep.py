@@ -89,10 +89,11 @@ def prep_document(root: HtmlElement) -> None:
     Docs-aware: ``<script type="math/tex">`` (also ``; mode=display``) is MathJax 2's source of a
     formula, not a program; it stays so the converter writes the TeX.
     """
-    for el in list(root.iter("script", "noscript", "style")):
-        if el.tag == "script" and (el.get("type") or "").strip().lower().startswith("math/tex"):
-            continue
-        dom.remove(el)
+    dom.remove_all(
+        el
+        for el in root.iter("script", "noscript", "style")
+        if not (el.tag == "script" and (el.get("type") or "").strip().lower().startswith("math/tex"))
+    )
     body = root.find("body")
     if body is not None:
         replace_brs(body)

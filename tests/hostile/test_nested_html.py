@@ -125,6 +125,7 @@ LINEAR_SHAPES = [
     ("quotes", "<blockquote>q, ", "</blockquote>"),
     ("spans", "<span>s, ", "</span>"),
     ("text split by comments", "word <!-- c --> ", ""),
+    ("text between scripts", "<script>1</script>word, ", ""),
 ]
 """Shapes whose cost is linear with a small constant: 200,000 levels in 1–2 s."""
 
