@@ -11,6 +11,7 @@ page region, so it never counts as negative (:func:`is_section_anchor`).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from lxml.html import HtmlElement
 
@@ -81,8 +82,15 @@ def class_weight(el: HtmlElement, flags: int) -> int:
     weight = 0
     for value, is_id in ((el.get("class"), False), (el.get("id"), True)):
         if value:
-            if NEGATIVE.search(value) and not (is_id and is_section_anchor(el)):
+            negative, positive = _matches(value)
+            if negative and not (is_id and is_section_anchor(el)):
                 weight -= 25
-            if POSITIVE.search(value):
+            if positive:
                 weight += 25
     return weight
+
+
+@lru_cache(maxsize=4096)
+def _matches(value: str) -> tuple[bool, bool]:
+    """(NEGATIVE matches, POSITIVE matches) for a class or id value; pages repeat them."""
+    return NEGATIVE.search(value) is not None, POSITIVE.search(value) is not None
