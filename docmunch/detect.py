@@ -3,8 +3,11 @@
 Evidence, strongest first: ``<meta name="generator">`` (MkDocs, Docusaurus, VitePress, Hugo,
 Antora, GitBook, pdoc, Javadoc write one), DOM signatures (class/id names and asset paths a
 generator or theme always emits, e.g. Sphinx's ``_static/documentation_options.js``, furo's
-``styles/furo.css``, mdBook's ``#mdbook-help-container``), then the host (``github.com``,
-``*.readthedocs.io``, ``*.gitbook.io``). Each :class:`Platform` names the selectors of its
+``styles/furo.css``, mdBook's ``#mdbook-help-container``) of which a platform needs
+independent ones weighing :data:`EVIDENCE_NEEDED` (two class/id names, or one asset path),
+then the host (``github.com``, ``*.readthedocs.io``, ``*.gitbook.io``). The extractor still
+falls back to scoring when the platform's container is tiny next to the page's text
+(:mod:`docmunch.extract._platform`). Each :class:`Platform` names the selectors of its
 main-content container (tried in order) and of the chrome to remove inside it: permalink
 anchors (``¶``, ``#``), "Edit this page" buttons, prev/next pagers, breadcrumbs, in-page TOCs,
 version pickers, copy buttons. An unknown page is ``generic`` (the Readability scoring path).
@@ -23,7 +26,7 @@ import lxml.etree as etree
 from cssselect import GenericTranslator
 from lxml.html import HtmlElement
 
-__all__ = ["GENERIC", "PLATFORMS", "Platform", "detect_platform", "select"]
+__all__ = ["EVIDENCE_NEEDED", "GENERIC", "PLATFORMS", "Platform", "detect_platform", "select"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,75 +195,113 @@ _GENERATOR_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 # DOM signatures, checked in order when no generator meta decides: (platform, kind, needle).
-# kind: "class" / "id" = a class token / id present anywhere; "href" / "src" = substring of a
-# <link href> / <script src>. Gathered in one pass of four C-level XPath queries.
+# kind: "class" / "id" = a class token / id present anywhere (weight 1); "href" / "src" =
+# substring of a <link href> / <script src>, the generator's own asset (weight 2). A platform
+# is taken when its matching signatures weigh at least EVIDENCE_NEEDED: never on one class
+# name alone (a news page with one "content-container" class is not javadoc). Gathered in one
+# pass of four C-level XPath queries.
 _SIGNATURES: tuple[tuple[str, str, str], ...] = (
     ("sphinx-furo", "href", "styles/furo.css"),
     ("sphinx-rtd", "class", "wy-nav-content"),
+    ("sphinx-rtd", "class", "wy-nav-side"),
     ("sphinx-rtd", "href", "sphinx_rtd_theme"),
     ("sphinx-alabaster", "href", "alabaster.css"),
     ("sphinx", "src", "documentation_options.js"),
     ("sphinx", "class", "sphinxsidebar"),
+    ("sphinx", "class", "sphinxsidebarwrapper"),
     ("sphinx", "href", "_static/pygments.css"),
     ("mkdocs-material", "class", "md-content__inner"),
     ("mkdocs-material", "class", "md-container"),
+    ("mkdocs-material", "class", "md-sidebar"),
     ("docusaurus", "id", "__docusaurus"),
     ("docusaurus", "class", "theme-doc-markdown"),
+    ("docusaurus", "id", "__docusaurus_skipToContent_fallback"),
     ("vitepress", "id", "VPContent"),
     ("vitepress", "class", "vp-doc"),
+    ("vitepress", "class", "VPDoc"),
     ("mdbook", "id", "mdbook-help-container"),
     ("mdbook", "id", "sidebar-toggle"),
     ("mdbook", "src", "book.js"),
     ("gitbook", "class", "book-summary"),
     ("gitbook", "class", "gitbook-root"),
+    ("gitbook", "class", "book-body"),
     ("docsy", "class", "td-content"),
     ("docsy", "class", "td-main"),
+    ("docsy", "class", "td-sidebar"),
     ("antora", "class", "doc"),
+    ("antora", "class", "nav-menu"),
+    ("antora", "class", "sectionbody"),
     ("github", "class", "markdown-body"),
+    ("github", "class", "octicon"),
+    ("github", "id", "js-repo-pjax-container"),
+    ("github", "class", "application-main"),
     ("pdoc", "class", "pdoc"),
+    ("pdoc", "class", "pdoc-code"),
+    ("pdoc", "class", "modulename"),
     ("javadoc", "class", "contentContainer"),
     ("javadoc", "class", "content-container"),
     ("javadoc", "class", "class-declaration-page"),
     ("javadoc", "class", "package-declaration-page"),
+    ("javadoc", "class", "sub-nav"),
+    ("javadoc", "class", "subNav"),
+    ("javadoc", "class", "class-description"),
+    ("javadoc", "class", "flex-content"),
     ("pydoc", "class", "heading"),
+    ("pydoc", "class", "decor"),
 )
-_REQUIRES: dict[str, tuple[str, str]] = {
-    # signatures too generic alone: they also need this (kind, needle)
-    "antora": ("class", "nav-menu"),
-    "pydoc": ("class", "decor"),
-}
-_CLASSES = etree.XPath("//@class")
-_IDS = etree.XPath("//@id")
-_HREFS = etree.XPath("//link/@href")
-_SRCS = etree.XPath("//script/@src")
+EVIDENCE_NEEDED = 2
+"""Weight of DOM evidence a platform needs (a class or id weighs 1, an asset path 2)."""
+_WEIGHTS = {"class": 1, "id": 1, "href": 2, "src": 2}
+_CLASSES = etree.XPath("//@class", smart_strings=False)
+_IDS = etree.XPath("//@id", smart_strings=False)
+_HREFS = etree.XPath("//link/@href", smart_strings=False)
+_SRCS = etree.XPath("//script/@src", smart_strings=False)
 
 
 class _Evidence:
     """Class tokens, ids and asset URLs of one page, collected once."""
 
-    __slots__ = ("classes", "hrefs", "ids", "srcs")
+    __slots__ = ("class_text", "classes", "hrefs", "ids", "srcs")
 
     def __init__(self, root: HtmlElement) -> None:
-        self.classes = {token for value in _CLASSES(root) for token in str(value).split()}
+        # one string of every class attribute: a substring test rules most needles out cheaply,
+        # and only the class values that contain a needle are split into tokens
+        self.class_text = " ".join(str(value) for value in _CLASSES(root))
+        self.classes: dict[str, bool] = {}
         self.ids = {str(value) for value in _IDS(root)}
         self.hrefs = [str(value) for value in _HREFS(root)]
         self.srcs = [str(value) for value in _SRCS(root)]
 
+    def _has_class(self, needle: str) -> bool:
+        found = self.classes.get(needle)
+        if found is None:
+            found = needle in self.class_text and re.search(
+                rf"(?<!\S){re.escape(needle)}(?!\S)", self.class_text
+            ) is not None
+            self.classes[needle] = found
+        return found
+
     def has(self, kind: str, needle: str) -> bool:
         if kind == "class":
-            return needle in self.classes
+            return self._has_class(needle)
         if kind == "id":
             return needle in self.ids
         urls = self.hrefs if kind == "href" else self.srcs
         return any(needle in url for url in urls)
 
     def first(self, names: tuple[str, ...] | None = None) -> tuple[str, str] | None:
+        """The first platform (signature order) whose matched signatures weigh enough."""
+        found: dict[str, list[str]] = {}
+        weight: dict[str, int] = {}
         for name, kind, needle in _SIGNATURES:
             if names is not None and name not in names:
                 continue
-            required = _REQUIRES.get(name)
-            if self.has(kind, needle) and (required is None or self.has(*required)):
-                return name, f"DOM signature {kind} {needle!r}"
+            if self.has(kind, needle):
+                found.setdefault(name, []).append(f"{kind} {needle!r}")
+                weight[name] = weight.get(name, 0) + _WEIGHTS[kind]
+        for name, signs in found.items():  # insertion order = signature order
+            if weight[name] >= EVIDENCE_NEEDED:
+                return name, "DOM signatures " + ", ".join(signs)
         return None
 
 
@@ -270,7 +311,9 @@ _HOST_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(^|\.)gitbook\.io$"), "gitbook"),
 )
 
-_GENERATOR = etree.XPath("//meta[translate(@name,'GENERATOR','generator')='generator']/@content")
+_GENERATOR = etree.XPath(
+    "//meta[translate(@name,'GENERATOR','generator')='generator']/@content", smart_strings=False
+)
 
 
 @lru_cache(maxsize=256)

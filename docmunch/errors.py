@@ -20,6 +20,7 @@ line and exits 1, the MCP server turns it into a tool error. Builtin ``ValueErro
     │   └── RedirectError           a redirect docmunch does not follow (chain)
     │       └── RedirectLoop        the redirects come back to a URL already requested
     ├── ExtractError                no main content could be found (url)
+    │   └── PageTooComplex          the page exceeded its CPU / wall-clock budget (limit_seconds)
     ├── ConvertError                HTML/DOCX/PDF could not be rendered as Markdown (path)
     │   ├── NoTextLayer             scanned PDF without text; OCR is not supported
     │   └── PasswordRequired        encrypted PDF/DOCX; pass --password
@@ -61,6 +62,7 @@ __all__ = [
     "PackCorrupt",
     "PackError",
     "PackSchemaError",
+    "PageTooComplex",
     "PasswordRequired",
     "RedirectError",
     "RedirectLoop",
@@ -172,6 +174,21 @@ class ExtractError(DocmunchError):
     def __init__(self, message: str, *, url: str | None = None) -> None:
         super().__init__(message)
         self.url = url
+
+
+class PageTooComplex(ExtractError):
+    """Extracting or converting one page used more than its budget of ``limit_seconds``.
+
+    ``kind`` is ``"cpu"`` (CPU time of the working thread) or ``"wall"`` (elapsed time);
+    the limits and the variable that raises them are in :mod:`docmunch.extract._budget`.
+    """
+
+    def __init__(
+        self, message: str, *, url: str | None = None, limit_seconds: float = 0.0, kind: str = "cpu"
+    ) -> None:
+        super().__init__(message, url=url)
+        self.limit_seconds = limit_seconds
+        self.kind = kind
 
 
 class ConvertError(DocmunchError):

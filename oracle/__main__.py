@@ -31,10 +31,13 @@ def _refresh(console: Console) -> int:
 
 
 def _gate(console: Console, extractor: str, write: bool) -> int:
-    from oracle.gate import BASELINE, run_gate, table, write_baseline
+    from oracle.gate import BASELINE, generic_table, run_gate, table, write_baseline
 
     outcome = run_gate(extractor=extractor)
     console.print(table(outcome))
+    generic = generic_table(outcome)
+    if generic is not None:
+        console.print(generic)
     if write:
         write_baseline(outcome)
         console.print(f"wrote {BASELINE}")

@@ -1,6 +1,8 @@
 """The extractors compared by the harness, behind one adapter shape: HTML in, :class:`Extraction` out.
 
 - ``docmunch`` — ``docmunch.extract.extract`` (never cached: it is what changes);
+- ``docmunch-generic`` — the same with ``platform_rules=False``: the Readability-style generic
+  path that a page of an unknown generator gets (the gate's **generic** column);
 - ``readability-lxml`` — ``readability.Document(html).summary()``, title ``short_title()``;
 - ``trafilatura`` — ``trafilatura.extract(output_format="html", with_metadata=True)``, title from
   its ``<meta name="title">``;
@@ -32,7 +34,7 @@ from oracle.runner import CACHE_DIR, DOCUMENT_URL, OracleResult
 
 __all__ = ["EXTRACTORS", "PEERS", "Extraction", "extract_with", "from_oracle"]
 
-EXTRACTORS: tuple[str, ...] = ("docmunch", "readability-lxml", "trafilatura", "oracle")
+EXTRACTORS: tuple[str, ...] = ("docmunch", "docmunch-generic", "readability-lxml", "trafilatura", "oracle")
 """Every extractor in the report's tables, in display order."""
 
 PEERS: tuple[str, ...] = ("readability-lxml", "trafilatura")
@@ -59,14 +61,18 @@ def _decode(source: bytes) -> str:
     return source.decode("utf-8-sig", errors="replace")
 
 
-def _docmunch(html: str) -> tuple[str, str]:
+def _docmunch(html: str, **options: Any) -> tuple[str, str]:
     from docmunch.extract import extract
 
-    kwargs: dict[str, Any] = {}
+    kwargs: dict[str, Any] = dict(options)
     if "url" in inspect.signature(extract).parameters:
         kwargs["url"] = DOCUMENT_URL
     article = extract(html, **kwargs)
     return article.title or "", article.content_html or ""
+
+
+def _docmunch_generic(html: str) -> tuple[str, str]:
+    return _docmunch(html, platform_rules=False)
 
 
 def _readability_lxml(html: str) -> tuple[str, str]:
@@ -95,13 +101,19 @@ def _trafilatura(html: str) -> tuple[str, str]:
 
 _ADAPTERS: dict[str, Callable[[str], tuple[str, str]]] = {
     "docmunch": _docmunch,
+    "docmunch-generic": _docmunch_generic,
     "readability-lxml": _readability_lxml,
     "trafilatura": _trafilatura,
 }
 
 _DISTRIBUTIONS = {"readability-lxml": "readability-lxml", "trafilatura": "trafilatura"}
 
-_MODULES = {"docmunch": "docmunch.extract", "readability-lxml": "readability", "trafilatura": "trafilatura"}
+_MODULES = {
+    "docmunch": "docmunch.extract",
+    "docmunch-generic": "docmunch.extract",
+    "readability-lxml": "readability",
+    "trafilatura": "trafilatura",
+}
 """Imported before the clock starts, so the first page's time does not include the import."""
 
 

@@ -6,7 +6,11 @@ Fails (non-zero exit from ``python -m oracle gate``) unless, over ``[[gate]]`` i
 - title accuracy ≥ 0.80, mean token similarity ≥ 0.85, mean noise residue ≤ 0.10
   (floors from the product brief, design brief §8);
 - no metric of :data:`GATED` is worse than the committed ``fixtures/baseline.json`` by more than
-  :data:`TOLERANCE` (``python -m oracle baseline`` rewrites that file on purpose).
+  :data:`TOLERANCE` (``python -m oracle baseline`` rewrites that file on purpose);
+- the **generic** column (docmunch with platform rules switched off, ``docmunch-generic``, on
+  the 62 ``docs-sites`` pages against their ``truth.json``) meets :data:`GENERIC_FLOORS` and no
+  metric of :data:`GENERIC_GATED` is worse than the baseline's ``generic`` block by more than
+  :data:`TOLERANCE`. It measures what a page of an unknown generator gets, on every change.
 """
 
 from __future__ import annotations
@@ -27,11 +31,17 @@ __all__ = [
     "BASELINE",
     "FLOORS",
     "GATED",
+    "GENERIC_EXTRACTOR",
+    "GENERIC_FLOORS",
+    "GENERIC_GATED",
     "TOLERANCE",
     "GateOutcome",
     "baseline_document",
     "check",
+    "check_generic",
+    "generic_table",
     "run_gate",
+    "run_generic",
     "table",
     "write_baseline",
 ]
@@ -51,7 +61,22 @@ GATED: tuple[str, ...] = ("title_accuracy", "token_similarity", "noise_residue",
 TOLERANCE = 0.01
 """Largest allowed regression of a gated metric against the baseline (absolute)."""
 
-_LOWER_IS_BETTER = frozenset({"noise_residue"})
+GENERIC_EXTRACTOR = "docmunch-generic"
+"""The extractor of the generic column (see :mod:`oracle.extractors`)."""
+
+GENERIC_FLOORS: dict[str, tuple[str, float]] = {
+    "f1": (">=", 0.99),
+    "heading_recall": (">=", 0.98),
+    "code_exact": (">=", 0.98),
+    "leak_pages": ("<=", 0),
+}
+"""Generic column vs docs truth: token F1, heading recall, code blocks verbatim, pages leaking
+chrome (issue 11's targets)."""
+
+GENERIC_GATED: tuple[str, ...] = ("f1", "precision", "recall", "heading_recall", "code_exact")
+"""Generic-column metrics compared with the baseline (all higher-is-better)."""
+
+_LOWER_IS_BETTER = frozenset({"noise_residue", "leak_pages"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +91,10 @@ class GateOutcome:
     """The committed baseline document (``None`` when absent or for another extractor)."""
     failures: list[str]
     """Human-readable reasons; empty means the gate passes."""
+    generic: Summary | None = None
+    """The generic column (docmunch only; ``None`` when another extractor is gated)."""
+    generic_results: list[PageResult] | None = None
+    """Per docs page results of the generic column."""
 
     @property
     def passed(self) -> bool:
@@ -106,8 +135,46 @@ def check(summary: Summary, baseline: dict[str, Any] | None) -> list[str]:
     return failures
 
 
+def check_generic(summary: Summary, baseline: dict[str, Any] | None) -> list[str]:
+    """Failure reasons of the generic column against :data:`GENERIC_FLOORS` and the baseline's
+    ``generic.metrics`` (when present)."""
+    failures: list[str] = []
+    if summary.errors:
+        failures.append(f"generic: the extractor raised on {summary.errors} of {summary.pages} docs pages")
+    for name, (direction, bound) in GENERIC_FLOORS.items():
+        value = summary.metric(name)
+        value = 0.0 if value is None else float(value)
+        ok = value >= bound if direction == ">=" else value <= bound
+        if not ok:
+            failures.append(f"generic {name} = {value:.4f}, floor is {direction} {bound:g}")
+    old_metrics = (baseline or {}).get("generic", {}).get("metrics", {})
+    for name in GENERIC_GATED:
+        old, new = old_metrics.get(name), summary.metric(name)
+        if old is None or new is None:
+            continue
+        if old - new > TOLERANCE + 1e-12:
+            failures.append(
+                f"generic {name} regressed {old:.4f} -> {new:.4f} "
+                f"(more than {TOLERANCE} vs fixtures/baseline.json)"
+            )
+    return failures
+
+
+def run_generic() -> tuple[Summary, list[PageResult]]:
+    """The generic column: ``docmunch-generic`` on every ``docs-sites`` page vs its truth.
+
+    Needs no browser. Raises :class:`oracle.errors.OracleError` when fixtures are missing.
+    """
+    pages = [p for p in load_pages("wide") if p.kind == "docs"]
+    results = score_pages(pages, None, extractors=[GENERIC_EXTRACTOR])
+    summary = summarize(results, GENERIC_EXTRACTOR, "truth")
+    assert summary is not None  # every docs page has truth
+    return summary, results
+
+
 def run_gate(*, extractor: str = "docmunch", baseline_path: Path = BASELINE) -> GateOutcome:
-    """Score ``extractor`` on the gate set against the oracle and apply :func:`check`.
+    """Score ``extractor`` on the gate set against the oracle and apply :func:`check`; for
+    docmunch also the generic column (:func:`run_generic`, :func:`check_generic`).
 
     Raises :class:`oracle.errors.OracleError` when fixtures, Chromium or the npm package are missing.
     """
@@ -119,7 +186,12 @@ def run_gate(*, extractor: str = "docmunch", baseline_path: Path = BASELINE) -> 
     baseline = read_baseline(baseline_path)
     if baseline is not None and baseline.get("extractor") != extractor:
         baseline = None
-    return GateOutcome(extractor, summary, results, baseline, check(summary, baseline))
+    failures = check(summary, baseline)
+    generic = generic_results = None
+    if extractor == "docmunch":
+        generic, generic_results = run_generic()
+        failures += check_generic(generic, baseline)
+    return GateOutcome(extractor, summary, results, baseline, failures, generic, generic_results)
 
 
 def baseline_document(outcome: GateOutcome) -> dict[str, Any]:
@@ -133,7 +205,7 @@ def baseline_document(outcome: GateOutcome) -> dict[str, Any]:
             "noise_residue": round(s.noise_residue, 6),
             "f1": round(s.f1, 6),
         }
-    return {
+    doc: dict[str, Any] = {
         "format": "docmunch-oracle-baseline/1",
         "extractor": outcome.extractor,
         "reference": "oracle",
@@ -142,6 +214,16 @@ def baseline_document(outcome: GateOutcome) -> dict[str, Any]:
         "metrics": {name: round(outcome.summary.metric(name) or 0.0, 6) for name in GATED},
         "per_page": per_page,
     }
+    if outcome.generic is not None:
+        g = outcome.generic
+        doc["generic"] = {
+            "extractor": GENERIC_EXTRACTOR,
+            "reference": "truth",
+            "pages": g.pages,
+            "metrics": {name: round(float(g.metric(name) or 0.0), 6) for name in GENERIC_GATED},
+            "leak_pages": g.leak_pages,
+        }
+    return doc
 
 
 def write_baseline(outcome: GateOutcome, path: Path = BASELINE) -> None:
@@ -171,4 +253,34 @@ def table(outcome: GateOutcome) -> Table:
         b = outcome.baseline["metrics"]
         t.add_row("baseline", f"{b['title_accuracy']:.3f}", f"{b['token_similarity']:.3f}",
                   f"{b['noise_residue']:.3f}", f"{b['f1']:.3f}", "")  # fmt: skip
+    return t
+
+
+def _fmt(value: float | int | None) -> str:
+    return "–" if value is None else f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+def generic_table(outcome: GateOutcome) -> Table | None:
+    """A rich table of the generic column: pages below target first, then means, floors, baseline."""
+    if outcome.generic is None or outcome.generic_results is None:
+        return None
+    t = Table(title=f"generic column: {GENERIC_EXTRACTOR} (platform rules off) vs docs truth")
+    for col in ("page", "F1", "headings", "code", "leaks"):
+        t.add_column(col, justify="left" if col == "page" else "right")
+    for r in outcome.generic_results:
+        s = r.scores[GENERIC_EXTRACTOR]["truth"]
+        if s.f1 < 0.99 or (s.heading_recall or 1.0) < 1.0 or (s.code_exact or 1.0) < 1.0 or s.leaked:
+            t.add_row(r.page.name, f"{s.f1:.3f}", _fmt(s.heading_recall), _fmt(s.code_exact),
+                      ", ".join(s.leaked or ()))  # fmt: skip
+    g = outcome.generic
+    t.add_section()
+    t.add_row(
+        f"mean of {g.pages}", f"{g.f1:.3f}", _fmt(g.heading_recall), _fmt(g.code_exact), _fmt(g.leak_pages)
+    )
+    floors = {k: f"{d} {v:g}" for k, (d, v) in GENERIC_FLOORS.items()}
+    t.add_row("floor", floors["f1"], floors["heading_recall"], floors["code_exact"], floors["leak_pages"])
+    base = (outcome.baseline or {}).get("generic", {}).get("metrics")
+    if base:
+        t.add_row("baseline", _fmt(base.get("f1")), _fmt(base.get("heading_recall")),
+                  _fmt(base.get("code_exact")), "")  # fmt: skip
     return t

@@ -139,3 +139,13 @@ def code_block_exact_share(ours: Iterable[str], truth: Iterable[str]) -> float |
         return None
     have = Counter(block.rstrip("\n") for block in ours)
     return sum((want & have).values()) / sum(want.values())
+
+
+def chrome_leaks(text: str, chrome: Iterable[str]) -> tuple[str, ...]:
+    """The ``chrome`` strings (page furniture: nav labels, footers) that occur in ``text``.
+
+    Both sides are compared with whitespace runs collapsed to one space, so a line break from
+    a block boundary does not hide a leak.
+    """
+    flat = " ".join(text.split())
+    return tuple(sample for sample in chrome if " ".join(sample.split()) and " ".join(sample.split()) in flat)

@@ -66,6 +66,7 @@ _SUMMARY_COLS = (
     ("f1", "F1", "f"),
     ("heading_recall", "heading recall", "f"),
     ("code_exact", "code exact", "f"),
+    ("leak_pages", "pages leaking chrome", "d"),
     ("ms_per_page", "ms/page", "ms"),
     ("errors", "errors", "d"),
 )

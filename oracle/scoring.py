@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field
 from oracle.extractors import EXTRACTORS, Extraction, extract_with, from_oracle
 from oracle.htmltext import view
 from oracle.metrics import (
+    chrome_leaks,
     code_block_exact_share,
     heading_recall,
     noise_residue,
@@ -55,8 +56,9 @@ METRICS: tuple[str, ...] = (
     "f1",
     "heading_recall",
     "code_exact",
+    "leak_pages",
 )
-"""Summary metric names; all higher-is-better except ``noise_residue``."""
+"""Summary metric names; all higher-is-better except ``noise_residue`` and ``leak_pages``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +73,8 @@ class Reference:
     """Truth headings ``(level, text)``; ``None`` when the reference has no heading truth."""
     code_blocks: tuple[str, ...] | None = None
     """Truth code block texts; ``None`` when the reference has no code truth."""
+    chrome: tuple[str, ...] | None = None
+    """Truth ``outside_text_samples``: page-chrome strings that must not appear in the text."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +91,8 @@ class Score:
     """Docs truth only; ``None`` otherwise or when the truth has no headings."""
     code_exact: float | None = None
     """Docs truth only; ``None`` otherwise or when the truth has no code blocks."""
+    leaked: tuple[str, ...] | None = None
+    """Docs truth only: the chrome strings found in our text (whitespace-normalised match)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,9 +106,11 @@ class PageResult:
     """Extractor name → reference name → score (only the references the page has)."""
 
 
-def reference_set(page: Page, oracle: OracleResult) -> dict[str, Reference]:
-    """The references of one page: ``oracle`` plus ``expected`` or ``truth``."""
-    refs = {"oracle": Reference("oracle", oracle.title, tuple(tokens(view(oracle.content).text)))}
+def reference_set(page: Page, oracle: OracleResult | None) -> dict[str, Reference]:
+    """The references of one page: ``oracle`` (unless ``None``) plus ``expected`` or ``truth``."""
+    refs: dict[str, Reference] = {}
+    if oracle is not None:
+        refs["oracle"] = Reference("oracle", oracle.title, tuple(tokens(view(oracle.content).text)))
     if page.expected_html is not None and page.expected_metadata is not None:
         meta = json.loads(page.expected_metadata.read_text(encoding="utf-8"))
         text = view(page.expected_html.read_text(encoding="utf-8")).text
@@ -115,6 +123,7 @@ def reference_set(page: Page, oracle: OracleResult) -> dict[str, Reference]:
             tuple(tokens(t["main_text"])),
             tuple((int(level), str(text)) for level, text in t.get("headings", [])),
             tuple(block["text"] for block in t.get("code_blocks", [])),
+            tuple(str(sample) for sample in t.get("outside_text_samples", [])),
         )
     return refs
 
@@ -137,31 +146,36 @@ def score(extraction: Extraction, reference: Reference) -> Score:
         code_exact=None
         if reference.code_blocks is None
         else code_block_exact_share(seen.code_blocks, reference.code_blocks),
+        leaked=None if reference.chrome is None else chrome_leaks(seen.text, reference.chrome),
     )
 
 
 def score_pages(
     pages: Sequence[Page],
-    oracle: Mapping[str, OracleResult],
+    oracle: Mapping[str, OracleResult] | None,
     *,
     extractors: Iterable[str] = EXTRACTORS,
     refresh: bool = False,
 ) -> list[PageResult]:
     """Run the extractors on every page and score each against the page's references.
 
-    ``oracle`` maps page name → Readability.js result (from :func:`oracle.runner.run_oracle`);
+    ``oracle`` maps page name → Readability.js result (from :func:`oracle.runner.run_oracle`),
+    or is ``None`` to score against ``expected``/``truth`` only (no browser needed);
     ``refresh`` re-runs the cached peers. The oracle is never scored against itself.
     """
     wanted = tuple(extractors)
     out: list[PageResult] = []
     for page in pages:
         source = page.source()
-        refs = reference_set(page, oracle[page.name])
+        found = oracle[page.name] if oracle is not None else None
+        refs = reference_set(page, found)
         result = PageResult(page, {})
         for name in wanted:
+            if name == "oracle" and found is None:
+                continue
             ex = (
-                from_oracle(oracle[page.name])
-                if name == "oracle"
+                from_oracle(found)
+                if name == "oracle" and found is not None
                 else extract_with(name, source, refresh=refresh)
             )
             result.extractions[name] = ex
@@ -192,6 +206,8 @@ class Summary:
     """Mean extraction wall time, milliseconds."""
     errors: int
     """Pages where the extractor raised (scored as empty output)."""
+    leak_pages: int | None = None
+    """Pages whose text holds a chrome string of their truth (``None`` without chrome truth)."""
 
     def metric(self, name: str) -> float | None:
         """A metric by its :data:`METRICS` name."""
@@ -223,6 +239,9 @@ def summarize(results: Sequence[PageResult], extractor: str, reference: str) -> 
         f1=statistics.fmean(s.f1 for s in scores),
         heading_recall=_mean(s.heading_recall for s in scores),
         code_exact=_mean(s.code_exact for s in scores),
+        leak_pages=None
+        if all(s.leaked is None for s in scores)
+        else sum(1 for s in scores if s.leaked),
         ms_per_page=statistics.fmean(r.extractions[extractor].ms for r in rows),
         errors=sum(1 for r in rows if r.extractions[extractor].error),
     )

@@ -6,7 +6,8 @@ links, GFM tables with a valid fallback, escaping verified by round trip, recurs
 
 One module per concern:
 
-* :mod:`.render` — parsing string input (html5lib), the ``iterwalk`` walk, element dispatch;
+* :mod:`.render` — parsing string input (the extractor's WHATWG parser), the ``iterwalk`` walk,
+  element dispatch;
 * :mod:`.state` — block / inline frame stacks, whitespace collapsing, paragraph finishing;
 * :mod:`.blocks` — headings, block quotes, admonitions, rules, definition lists;
 * :mod:`.inline` — emphasis, links, images, breaks, inline code, ``<sup>``/``<sub>``/``<kbd>``;
@@ -19,8 +20,8 @@ Main decisions (details in each module):
   ``> [!NOTE]``, which plain CommonMark shows as literal text;
 * a table that cannot be a GFM table (code block, list or table in a cell) → a raw HTML block
   with only structural tags and escaped text, no blank line inside;
-* list items and block quotes nest at most :data:`.state.MAX_NESTING` levels deep (deeper ones
-  continue at that level), which bounds output size; any other nesting depth is free.
+* list items and block quotes nest at most :data:`.state.MAX_NESTING` (32) levels deep (deeper
+  ones continue at that level), which bounds output size; any other nesting depth is free.
 """
 
 from docmunch.convert.render import html_to_markdown

@@ -8,7 +8,9 @@ Decisions:
 * Links ``[text](url "title")``; the bare URL form ``<url>`` when the text is the URL itself;
   ``javascript:``/``vbscript:``/``data:`` links keep only their text; links without text vanish.
   Relative URLs are resolved against ``base_url`` (``urllib.parse.urljoin``).
-* Images ``![alt](src "title")``; ``data:`` images are dropped (they bloat the index).
+* Images ``![alt](src "title")``; the source is the largest ``srcset`` candidate (widest ``w``,
+  else highest ``x``), else ``src`` / ``data-src``; ``data:`` images are dropped (they bloat the
+  index).
 * ``<br>`` is a hard break, written with a backslash (no significant trailing spaces).
 * ``<sup>``, ``<sub>`` and ``<kbd>`` stay inline HTML around Markdown content.
 * Checkboxes (task lists) become ``[x]`` / ``[ ]``.
@@ -33,6 +35,7 @@ from docmunch.convert.state import InlineFrame, State, element_tag
 
 __all__ = [
     "absolute_url",
+    "srcset_candidates",
     "start_br",
     "start_checkbox",
     "start_code",
@@ -143,17 +146,58 @@ def start_link(state: State, element: etree._Element) -> EndHandler | None:
     return _end_inline
 
 
-def _first_candidate(element: etree._Element) -> str | None:
-    """The first URL of ``srcset`` / ``data-srcset`` (``"a.png 1x, b.png 2x"``), if any."""
-    srcset = element.get("srcset") or element.get("data-srcset") or ""
-    first = srcset.strip().split(",", 1)[0].split()
-    return first[0] if first else None
+_DESCRIPTOR = re.compile(r"^([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)([wxh])$")
+
+
+def srcset_candidates(srcset: str) -> list[tuple[str, float, str]]:
+    """Candidates of a ``srcset`` value as ``(url, size, unit)``, in order.
+
+    Parsed after the HTML Living Standard's "parse a srcset attribute": a URL is a run of
+    non-whitespace (trailing commas end the candidate), then descriptors up to the next comma.
+    ``unit`` is ``"w"`` (width in pixels) or ``"x"`` (pixel density, default ``1``).
+    """
+    out: list[tuple[str, float, str]] = []
+    position, end = 0, len(srcset)
+    while position < end:
+        while position < end and (srcset[position].isspace() or srcset[position] == ","):
+            position += 1
+        start = position
+        while position < end and not srcset[position].isspace():
+            position += 1
+        url = srcset[start:position]
+        descriptors = ""
+        if url.endswith(","):
+            url = url.rstrip(",")
+        else:
+            comma = srcset.find(",", position)
+            stop = end if comma < 0 else comma
+            descriptors, position = srcset[position:stop], stop
+        if not url:
+            continue
+        size, unit = 1.0, "x"
+        for token in descriptors.split():
+            match = _DESCRIPTOR.match(token)
+            if match and match.group(2) in "wx":
+                size, unit = float(match.group(1)), match.group(2)
+        out.append((url, size, unit))
+    return out
+
+
+def _largest_candidate(element: etree._Element) -> str | None:
+    """The largest candidate of ``srcset`` / ``data-srcset``: widest ``w``, else highest ``x``."""
+    candidates = srcset_candidates(element.get("srcset") or element.get("data-srcset") or "")
+    if not candidates:
+        return None
+    widths = [c for c in candidates if c[2] == "w"]
+    return max(widths or candidates, key=lambda c: c[1])[0]
 
 
 def start_img(state: State, element: etree._Element) -> None:
     """``<img>``: ``![alt](src "title")``."""
     state.skip()
-    src = (element.get("src") or element.get("data-src") or _first_candidate(element) or "").strip()
+    src = (_largest_candidate(element) or element.get("src") or element.get("data-src") or "").strip()
+    if src.lower().startswith("data:"):  # a placeholder in srcset: fall back to the real source
+        src = (element.get("src") or element.get("data-src") or "").strip()
     if not src or src.lower().startswith(_UNSAFE_SCHEMES):
         return
     alt = HTML_WHITESPACE.sub(" ", element.get("alt") or "").strip()

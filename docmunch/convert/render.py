@@ -9,16 +9,15 @@ handler to call at the element's end (or ``None``).
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 
-import html5lib
 from lxml import etree
 
 from docmunch.convert import blocks, code, inline, lists, math, tables
 from docmunch.convert.blocks import EndHandler, join_blocks
 from docmunch.convert.state import State, element_tag, finish_paragraph
 from docmunch.errors import ConvertError
+from docmunch.extract import check_budget, page_budget, parse_html
 
 __all__ = ["html_to_markdown", "parse_fragment"]
 
@@ -122,11 +121,12 @@ def _dispatch(state: State, element: etree._Element, tag: str) -> EndHandler | N
 
 
 def parse_fragment(markup: str) -> etree._Element:
-    """Parse an HTML string (document or fragment) with html5lib; returns ``<body>``."""
-    with warnings.catch_warnings():  # html5lib's DataLossWarning on names lxml cannot hold
-        warnings.simplefilter("ignore")
-        document = html5lib.parse(markup, treebuilder="lxml", namespaceHTMLElements=False)
-    root = document.getroot()
+    """Parse an HTML string (document or fragment) as a browser does; returns ``<body>``.
+
+    Uses the extractor's WHATWG parser (:func:`docmunch.extract.parse_html`: lexbor, depth
+    clamped at 512 like Chromium, linear in the input), so deep nesting cannot blow up here.
+    """
+    root = parse_html(markup)
     body = root.find("body")
     return body if body is not None else root
 
@@ -136,8 +136,8 @@ def html_to_markdown(root: etree._Element | str, *, base_url: str | None = None)
 
     Args:
         root: the element to convert (its tail is ignored), typically the extractor's cleaned
-            main-content ``lxml.html.HtmlElement``; or an HTML string, parsed with html5lib
-            (WHATWG rules) and converted from its ``<body>``.
+            main-content ``lxml.html.HtmlElement``; or an HTML string, parsed by
+            :func:`parse_fragment` (WHATWG rules) and converted from its ``<body>``.
         base_url: absolute URL that relative link and image URLs are resolved against.
 
     Returns:
@@ -146,7 +146,14 @@ def html_to_markdown(root: etree._Element | str, *, base_url: str | None = None)
 
     Raises:
         ConvertError: ``root`` is neither a string nor an lxml element.
+        PageTooComplex: the conversion exceeded the page budget (:mod:`docmunch.extract._budget`;
+            an outer budget opened by the caller counts instead).
     """
+    with page_budget(url=base_url):
+        return _convert(root, base_url)
+
+
+def _convert(root: etree._Element | str, base_url: str | None) -> str:
     if isinstance(root, str):
         element = parse_fragment(root)
     elif isinstance(root, etree._Element):
@@ -164,6 +171,7 @@ def html_to_markdown(root: etree._Element | str, *, base_url: str | None = None)
     pop = end_handlers.pop
     for event, node in walker:
         if event == "start":
+            check_budget()
             state.skipped = False
             push(_dispatch(state, node, element_tag(node)))
             text = node.text

@@ -1,15 +1,19 @@
 """Main-content extraction: page HTML → :class:`Article` (cleaned content + metadata).
 
 Parser: lexbor (through selectolax, a WHATWG-conformant C parser), its tree copied into lxml
-iteratively: ~4 ms/page against ~49 ms for html5lib; html5-parser builds but refuses to load
+iteratively with the depth clamped (:mod:`._depth`); html5-parser builds but refuses to load
 beside lxml's bundled libxml2 (measurements in :mod:`docmunch.extract._parse`).
 
-Pipeline: :func:`parse_html` →
+Pipeline, all under one page budget (:mod:`._budget`): :func:`parse_html` →
 :func:`docmunch.detect.detect_platform` → metadata (:mod:`._metadata`, as Readability.js
-reports it) → document preparation (:mod:`._prep`) → either the platform's own content
-container minus its chrome (:mod:`._platform`), or the Readability-style scoring
-(:mod:`._readability`, :mod:`._clean`) followed by the article-boilerplate pass
-(:mod:`._boilerplate`) → links and images made absolute (:mod:`._images`).
+reports it) → document preparation (:mod:`._prep`), tab sets unfolded (:mod:`._tabs`),
+admonition titles marked (:mod:`._asides`), line-number gutters removed (:mod:`._code`) →
+either the platform's own content container minus its chrome (:mod:`._platform`), or the
+Readability-style scoring (:mod:`._readability`, :mod:`._clean`, the title heading kept by
+:mod:`._title`) followed by the article-boilerplate pass (:mod:`._boilerplate`) → permalinks
+and edge rules dropped, code line breaks restored, links and images made absolute
+(:mod:`._images`). The docs-aware rules of the generic path are listed in
+``docs/extraction.md``.
 
 Example::
 
@@ -24,18 +28,28 @@ from dataclasses import dataclass
 import lxml.html
 from lxml.html import HtmlElement
 
-from docmunch.detect import detect_platform
+from docmunch.detect import GENERIC, detect_platform
 from docmunch.errors import ExtractError
 from docmunch.extract import _dom as dom
+from docmunch.extract._asides import mark_aside_titles
 from docmunch.extract._boilerplate import strip_boilerplate
+from docmunch.extract._budget import check_budget, page_budget
+from docmunch.extract._code import normalize_code, remove_code_furniture
 from docmunch.extract._images import absolutize, base_url, unwrap_noscript_images
 from docmunch.extract._metadata import read_metadata
 from docmunch.extract._parse import parse_html
 from docmunch.extract._platform import platform_content
-from docmunch.extract._prep import clean_classes, prep_document, remove_permalinks, simplify_nested
+from docmunch.extract._prep import (
+    clean_classes,
+    drop_edge_rules,
+    prep_document,
+    remove_permalinks,
+    simplify_nested,
+)
 from docmunch.extract._readability import grab_article
+from docmunch.extract._tabs import unfold_tabs
 
-__all__ = ["Article", "extract", "parse_html"]
+__all__ = ["Article", "check_budget", "extract", "page_budget", "parse_html"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,21 +85,32 @@ class Article:
     """``len(text)`` in characters (Readability's ``length``)."""
 
 
-def extract(html: str | bytes, *, url: str | None = None) -> Article:
+def extract(html: str | bytes, *, url: str | None = None, platform_rules: bool = True) -> Article:
     """Extract the main content and metadata of one HTML page.
 
     ``html``: the page as text or bytes (bytes are charset-sniffed). ``url``: the page URL,
     used to resolve relative links/images (together with ``<base href>``) and as host evidence
-    for platform detection. Raises :class:`docmunch.errors.ExtractError` when the page has no
-    usable text at all.
+    for platform detection. ``platform_rules=False`` skips platform detection and always takes
+    the generic scoring path (what a page of an unknown generator gets; the quality gate
+    measures it). Raises :class:`docmunch.errors.ExtractError` when the page has no usable text
+    at all, :class:`docmunch.errors.PageTooComplex` (a subclass) when it exceeds the page
+    budget (:mod:`docmunch.extract._budget`).
     """
+    with page_budget(url=url):
+        return _extract(html, url=url, platform_rules=platform_rules)
+
+
+def _extract(html: str | bytes, *, url: str | None, platform_rules: bool) -> Article:
     root = parse_html(html, url=url)
-    platform = detect_platform(root, url=url)
+    platform = detect_platform(root, url=url) if platform_rules else GENERIC
     meta = read_metadata(root)
     base = base_url(root, url)
     lang = root.get("lang")
     unwrap_noscript_images(root)
     prep_document(root)
+    unfold_tabs(root)
+    mark_aside_titles(root)
+    remove_code_furniture(root)
     body = root.find("body")
     if body is None:  # parse_html always adds one; keeps type checkers honest
         raise ExtractError("page has no <body>", url=url)
@@ -107,6 +132,8 @@ def extract(html: str | bytes, *, url: str | None = None) -> Article:
         raise ExtractError("no main content found in the page", url=url)
 
     remove_permalinks(content)
+    drop_edge_rules(content)
+    normalize_code(content)
     absolutize(content, base=base, url=url)
     clean_classes(content)
     text = dom.block_text(content)

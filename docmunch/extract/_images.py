@@ -127,6 +127,8 @@ def _absolute(uri: str, base: str, same_document: bool) -> str:
 
 def absolutize(root: HtmlElement, *, base: str | None, url: str | None) -> None:
     """Resolve every link/media URL under ``root`` against ``base``; unwrap ``javascript:`` links."""
+    resolved: dict[str, str] = {}  # pages repeat their links; urljoin is slow Python
+    same_document = base == url
     for link in list(root.iter("a")):
         href = link.get("href")
         if not href:
@@ -136,14 +138,21 @@ def absolutize(root: HtmlElement, *, base: str | None, url: str | None) -> None:
             link.attrib.clear()
             continue
         if base:
-            link.set("href", _absolute(href, base, base == url))
+            absolute = resolved.get(href)
+            if absolute is None:
+                absolute = resolved[href] = _absolute(href, base, same_document)
+            link.set("href", absolute)
     if not base:
         return
+    media_urls: dict[str, str] = {}
     for media in root.iter("img", "picture", "figure", "video", "audio", "source"):
         for name in ("src", "poster"):
             value = media.get(name)
             if value:
-                media.set(name, _absolute(value, base, False))
+                absolute = media_urls.get(value)
+                if absolute is None:
+                    absolute = media_urls[value] = _absolute(value, base, False)
+                media.set(name, absolute)
         srcset = media.get("srcset")
         if srcset:
             media.set(

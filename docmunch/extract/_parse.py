@@ -16,9 +16,11 @@ lxml.html (libxml2)          ~1.1         not WHATWG (no adoption agency, foster
 ==========================  ============  ==========================================
 
 So :func:`parse_html` parses with lexbor (through selectolax) and transfers the tree into
-``lxml.html.HtmlElement`` nodes with an explicit stack (no recursion, so thousands of nested
-levels are fine). html5lib is the fallback when selectolax is not importable. Comments,
-doctype and processing instructions are dropped; ``<template>`` keeps its (inert) children.
+``lxml.html.HtmlElement`` nodes with an explicit stack (no recursion), in document order, with
+the depth clamped at :data:`~docmunch.extract._depth.MAX_TREE_DEPTH` (raw HTML nested deeper
+than that is flattened before parsing, :mod:`docmunch.extract._depth`).
+html5lib is the fallback when selectolax is not importable. Comments, doctype and processing
+instructions are dropped; ``<template>`` content is not copied (lexbor keeps it apart).
 Characters that XML forbids (C0 controls, U+FFFE/U+FFFF, lone surrogates) are removed because
 lxml cannot store them; names lxml rejects are sanitised (``fb:like`` → ``fb_like``).
 """
@@ -33,6 +35,9 @@ from typing import Any
 import lxml.etree as etree
 import lxml.html
 
+from docmunch.extract._budget import check_budget
+from docmunch.extract._depth import MAX_TREE_DEPTH, flatten_deep_nesting
+
 __all__ = ["decode_bytes", "parse_html"]
 
 # A C-level class lookup (every element is an HtmlElement): lxml.html's own lookup runs Python code
@@ -42,6 +47,7 @@ _PARSER.set_element_class_lookup(
     etree.ElementDefaultClassLookup(element=lxml.html.HtmlElement, comment=lxml.html.HtmlComment)
 )
 _MAKE = _PARSER.makeelement
+_SUB = etree.SubElement
 _XML_BAD_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 _GOOD_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
 _BAD_NAME_CHARS = re.compile(r"[^A-Za-z0-9_.\-]")
@@ -95,40 +101,137 @@ def _clean_name(name: str) -> str:
     return name if name and (name[0].isalpha() or name[0] == "_") else "x" + name
 
 
-def _make(tag: str, attributes: dict[str, Any]) -> lxml.html.HtmlElement:
+_TAG_NAMES: dict[str, str] = {}
+_ATTRIBUTE_OK: dict[str, bool] = {}
+_NAME_CACHE_SIZE = 4096
+
+
+def _tag_name(tag: str) -> str:
+    name = _TAG_NAMES.get(tag)
+    if name is None:
+        name = _clean_name(tag)
+        if len(_TAG_NAMES) < _NAME_CACHE_SIZE:
+            _TAG_NAMES[tag] = name
+    return name
+
+
+def _attributes(attributes: dict[str, str | None], clean: bool) -> dict[str, str]:
     attrs: dict[str, str] = {}
     for key, value in attributes.items():
-        if not _GOOD_NAME.match(key):
+        ok = _ATTRIBUTE_OK.get(key)
+        if ok is None:
+            ok = _GOOD_NAME.match(key) is not None
+            if len(_ATTRIBUTE_OK) < _NAME_CACHE_SIZE:
+                _ATTRIBUTE_OK[key] = ok
+        if not ok:
             continue  # xmlns:fb, stray quotes …: meaningless to extraction
-        attrs[key] = _clean_text(value) if value else ""
-    return _MAKE(_clean_name(tag), attrs)
+        attrs[key] = (_clean_text(value) if clean else value) if value else ""
+    return attrs
+
+
+def _make(tag: str, attributes: dict[str, Any]) -> lxml.html.HtmlElement:
+    return _MAKE(_tag_name(tag), _attributes(attributes, True))
+
+
+def _set_text(element: lxml.html.HtmlElement, last: lxml.html.HtmlElement | None, text: str) -> None:
+    """Append ``text`` after ``last`` (as its tail) or as ``element``'s text; lxml refuses
+    characters XML forbids, which are then removed (rare: checked only when lxml complains).
+    The copy calls it once per run of text, so appending never grows a string repeatedly."""
+    try:
+        if last is None:
+            old = element.text
+            element.text = old + text if old else text
+        else:
+            old = last.tail
+            last.tail = old + text if old else text
+    except ValueError:
+        _set_text(element, last, _clean_text(text))
 
 
 def _from_lexbor(html: str) -> lxml.html.HtmlElement:
+    """Copy lexbor's tree into lxml in document order, clamping depth at :data:`MAX_TREE_DEPTH`.
+
+    One pre-order walk with an explicit stack; every node is visited once and appended in O(1)
+    (each frame remembers its last child), so the copy is linear in the number of nodes. An
+    element that would sit deeper than the cap is not created: its content (text and
+    children, recursively) joins the deepest allowed element, in document order.
+    """
     assert _Lexbor is not None
     source = _Lexbor(html).root
     if source is None:
         return _MAKE("html", {})
-    root = _make(source.tag, source.attributes)
-    stack = [(source, root)]
+    root = _MAKE(_tag_name(source.tag), _attributes(source.attributes, True))
+    etree.ElementTree(root)  # SubElement needs the root in a document
+    # a frame is [element, its last element child so far, its depth, pending text or None]:
+    # a frame at the depth cap never gets children, and all text below it goes to its element's
+    # .text, gathered in a list and joined once at the end (appending would be quadratic)
+    frame: list[Any] = [root, None, 1, None]
+    flat: list[list[Any]] = []
+    stack: list[tuple[Any, list[Any]]] = [(source.child, frame)]
+    push, pop = stack.append, stack.pop
+    sub, names, attributes_of = _SUB, _TAG_NAMES, _attributes
+    count = 0
     while stack:
-        src, dst = stack.pop()
-        last = None
-        child = src.child
+        child, frame = pop()
+        parent, last, depth, pending = frame
+        run: list[str] | None = None  # consecutive text nodes (split by comments), joined once
         while child is not None:
             tag = child.tag
             if tag == "-text":
-                text = _clean_text(child.text_content or "")
-                if last is None:
-                    dst.text = (dst.text or "") + text
+                text = child.text_content
+                if text:
+                    if pending is not None:
+                        pending.append(text)
+                    elif run:
+                        run.append(text)
+                    else:
+                        run = [text]
+                child = child.next
+                continue
+            if not tag or tag[0] in "-_!":
+                child = child.next
+                continue
+            count += 1
+            if not count & 4095:
+                check_budget()
+            inner = child.child
+            if pending is not None:  # too deep: the element's content joins this frame
+                if inner is not None:
+                    push((child.next, frame))
+                    child = inner
                 else:
-                    last.tail = (last.tail or "") + text
-            elif tag and tag[0] not in "-_!":
-                element = _make(tag, child.attributes)
-                dst.append(element)
-                last = element
-                stack.append((child, element))
+                    child = child.next
+                continue
+            if run:  # the text before this element: after ``last``, or the parent's own text
+                _set_text(parent, last, run[0] if len(run) == 1 else "".join(run))
+                run = None
+            attributes = child.attributes
+            name = names.get(tag) or _tag_name(tag)
+            if attributes:  # inlined _element (it runs for every element)
+                try:
+                    last = sub(parent, name, attributes_of(attributes, False))
+                except ValueError:  # a value with a character XML forbids
+                    last = sub(parent, name, attributes_of(attributes, True))
+            else:
+                last = sub(parent, name)
+            if inner is not None:
+                frame[1] = last
+                push((child.next, frame))
+                depth += 1
+                parent, last = last, None
+                pending = [] if depth >= MAX_TREE_DEPTH else None
+                frame = [parent, None, depth, pending]
+                if pending is not None:
+                    flat.append(frame)
+                child = inner
+                continue
             child = child.next
+        if run:
+            _set_text(parent, last, run[0] if len(run) == 1 else "".join(run))
+        frame[1] = last
+    for element, _last, _depth, texts in flat:
+        if texts:
+            _set_text(element, None, "".join(texts))
     return root
 
 
@@ -164,10 +267,11 @@ def parse_html(html: str | bytes, *, url: str | None = None) -> lxml.html.HtmlEl
     """Parse a whole HTML document the way a browser does; return the ``<html>`` element.
 
     ``html``: text, or bytes decoded by :func:`decode_bytes`. ``url`` is accepted for API
-    symmetry (the tree does not depend on it). The result always has ``<head>`` and ``<body>``.
+    symmetry (the tree does not depend on it). The result always has ``<head>`` and ``<body>``
+    and no element deeper than :data:`MAX_TREE_DEPTH` (see :mod:`docmunch.extract._depth`).
     """
     del url
-    text = decode_bytes(html) if isinstance(html, bytes) else html
+    text = flatten_deep_nesting(decode_bytes(html) if isinstance(html, bytes) else html)
     root = _from_lexbor(text) if _Lexbor is not None else _from_html5lib(text)
     if root.find("head") is None:
         root.insert(0, _MAKE("head", {}))

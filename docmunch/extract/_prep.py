@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import re
 
+import lxml.etree as etree
 from lxml.html import HtmlElement
 
 from docmunch.extract import _dom as dom
 
 __all__ = [
     "clean_classes",
+    "drop_edge_rules",
     "prep_document",
     "remove_permalinks",
     "replace_brs",
@@ -93,14 +95,23 @@ def prep_document(root: HtmlElement) -> None:
     """Remove scripts, noscripts, styles and soft hyphens; fix ``<br>`` chains and ``<font>`` in place.
 
     A ``<noscript>`` that swallowed the page (:data:`NOSCRIPT_SWALLOW_SHARE`) keeps its content.
+    Docs-aware: ``<script type="math/tex">`` (also ``; mode=display``) is MathJax 2's source of a
+    formula, not a program; it stays so the converter writes the TeX.
     """
     body = root.find("body")
     page_chars = len(dom.text_of(body)) if body is not None else 0
-    for el in list(root.iter("script", "noscript", "style")):
-        if el.tag == "noscript" and page_chars and len(dom.text_of(el)) > NOSCRIPT_SWALLOW_SHARE * page_chars:
-            dom.unwrap(el)
+    swallowing: list[HtmlElement] = []
+    doomed: list[HtmlElement] = []
+    for el in root.iter("script", "noscript", "style"):
+        if el.tag == "script" and (el.get("type") or "").strip().lower().startswith("math/tex"):
             continue
-        dom.remove(el)
+        if el.tag == "noscript" and page_chars and len(dom.text_of(el)) > NOSCRIPT_SWALLOW_SHARE * page_chars:
+            swallowing.append(el)
+        else:
+            doomed.append(el)
+    for el in swallowing:
+        dom.unwrap(el)
+    dom.remove_all(doomed)
     if body is not None:
         replace_brs(body)
         _drop_soft_hyphens(body)
@@ -125,6 +136,9 @@ def simplify_nested(article: HtmlElement) -> None:
     """Readability's ``_simplifyNestedElements``: unwrap div/section chains, drop empty ones."""
     node: HtmlElement | None = article
     while node is not None:
+        if node.tag == "pre":  # docs-aware: an empty line of code is a <div>\n</div>, not empty
+            node = dom.next_node(node, True)
+            continue
         if (
             node.getparent() is not None
             and node.tag in ("div", "section")
@@ -226,16 +240,88 @@ def _fill(parent: HtmlElement, items: list[str | HtmlElement]) -> None:
             last = item
 
 
-_PERMALINK_TEXT = frozenset(("", "¶", "#", "§", "🔗", "\U0001f517"))
+_PERMALINK_TEXT = frozenset(("", "¶", "#", "§", "🔗", "\U0001f517", "⚓", "⚓︎", "🔗︎", "link", "permalink"))
+_ANCHOR_PHRASE = re.compile(
+    r"^(?:section titled|link to (?:this )?(?:heading|section|header|term)|permalink(?: to)?|"
+    r"direct link to|anchor(?: link)?(?: to| for)?\b|copy link|heading link|link for|"
+    r"navigate to header|jump to)",
+    re.IGNORECASE,
+)
+_SR_ONLY = re.compile(
+    r"^(?:sr-only|visually-hidden|visuallyhidden|screen-reader-text|screen-reader-only|sr-text|"
+    r"a11y-hidden|hidden-visually|u-visually-hidden|assistive-text|element-invisible)$",
+    re.IGNORECASE,
+)
+_HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+
+
+def _unread(el: HtmlElement) -> bool:
+    """Hidden from sight (``aria-hidden``) or shown to screen readers only (``sr-only`` …)."""
+    return el.get("aria-hidden") == "true" or any(_SR_ONLY.match(c) for c in (el.get("class") or "").split())
+
+
+def _visible_text(el: HtmlElement) -> str:
+    """Text of ``el`` without the parts hidden from sight or meant for screen readers only."""
+    parts: list[str] = [el.text or ""]
+    for child in el:
+        if not _unread(child):
+            parts.append(_visible_text(child) if len(child) else (child.text or ""))
+        parts.append(child.tail or "")
+    return "".join(parts)
+
+
+def _is_anchor_chrome(el: HtmlElement) -> bool:
+    """A permalink: symbol-only visible text, or screen-reader text like "Section titled …"."""
+    if el.tag == "a":
+        href = el.get("href") or ""
+        if href and not href.startswith("#"):
+            return False
+    visible = " ".join(_visible_text(el).split()).casefold()
+    if visible in _PERMALINK_TEXT:
+        return True
+    spoken = " ".join(dom.text_of(el).split())
+    return _ANCHOR_PHRASE.match(spoken) is not None and (el.tag == "a" or _unread(el))
 
 
 def remove_permalinks(article: HtmlElement) -> None:
-    """Drop in-page permalink anchors inside headings (``<a href="#x">¶</a>``, ``#``, ``§``, 🔗).
+    """Drop permalink chrome in and right after headings, visible or for screen readers only.
 
-    Generators we do not recognise still add them; they are chrome, never content.
+    Removed: in-page ``<a href="#…">`` whose visible text is a permalink symbol (``¶``, ``#``,
+    ``§``, 🔗, ``⚓``; icons count as no text) or whose text is a screen-reader phrase ("Section
+    titled …", "Link to this heading", "Permalink to …", "Direct link to …"); the same link right
+    after the heading (Starlight-style wrappers); hidden or screen-reader-only spans inside the
+    heading holding such a symbol or phrase. Generators we do not recognise add them too; they
+    are chrome, never heading text.
     """
-    for heading in list(article.iter("h1", "h2", "h3", "h4", "h5", "h6")):
-        for link in list(heading.iter("a")):
-            href = link.get("href") or ""
-            if href.startswith("#") and dom.text_of(link).strip() in _PERMALINK_TEXT and len(link) <= 1:
-                dom.remove(link)
+    for heading in list(article.iter(*_HEADING_TAGS)):
+        for el in list(heading.iterdescendants("a", "span")):
+            if el.getparent() is None:
+                continue
+            if (el.tag == "a" or _unread(el)) and _is_anchor_chrome(el):
+                dom.remove(el)
+        following = heading.getnext()
+        if following is None:
+            continue
+        link = following
+        if following.tag in ("p", "span", "div") and len(following) == 1:
+            link = following[0]  # scoring wrapped the loose link in a <p>
+        if (
+            link.tag == "a"
+            and (link.get("href") or "").startswith("#")
+            and _is_anchor_chrome(link)
+            and not (following.text or "").strip()
+            and not (link.tail or "").strip()
+        ):
+            dom.remove(following)
+
+
+_TEXT_AFTER = etree.XPath("boolean(following::text()[normalize-space()] | following::img | following::pre)")
+_TEXT_BEFORE = etree.XPath("boolean(preceding::text()[normalize-space()] | preceding::img | preceding::pre)")
+
+
+def drop_edge_rules(content: HtmlElement) -> None:
+    """Remove ``<hr>``s with nothing before or after them in ``content`` (what was a footer or a
+    header around them is gone, the rule alone is no content). ``content`` must be a tree root."""
+    for rule in list(content.iter("hr")):
+        if not _TEXT_AFTER(rule) or not _TEXT_BEFORE(rule):
+            dom.remove(rule)

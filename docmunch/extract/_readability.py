@@ -23,8 +23,9 @@ Algorithm (Mozilla Readability.js, Apache-2.0, itself after Arc90's readability 
 
 Divergences, on purpose: an "unlikely" node holding most of the page's text is a layout
 wrapper and stays (:data:`PAGE_WRAPPER_SHARE`); nodes inside ``<pre>``, ``<code>``, ``<math>``
-and ``<svg>`` are never removed as unlikely (pygments' ``c1``/``cm`` "comment" spans are code); headings keep
-their level (Readability renames ``h1`` to ``h2``).
+and ``<svg>`` are never removed as unlikely (pygments' ``c1``/``cm`` "comment" spans are code);
+headings keep their level (Readability renames ``h1`` to ``h2``); the title ``<h1>`` is kept
+once, also when it sits just outside the chosen block (:mod:`docmunch.extract._title`).
 """
 
 from __future__ import annotations
@@ -32,15 +33,25 @@ from __future__ import annotations
 import copy
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from lxml.html import HtmlElement
 
 from docmunch.extract import _dom as dom
 from docmunch.extract._boilerplate import WRAPPER_NAMES
+from docmunch.extract._budget import check_budget
 from docmunch.extract._clean import prep_article
+from docmunch.extract._code import is_code_container
 from docmunch.extract._metadata import text_similarity
 from docmunch.extract._prep import wrap_phrasing
-from docmunch.extract._weights import CLEAN_CONDITIONALLY, STRIP_UNLIKELY, WEIGHT_CLASSES, class_weight
+from docmunch.extract._title import TITLE_MARK, keep_title_heading, rescue_title, title_near, title_snapshot
+from docmunch.extract._weights import (
+    CLEAN_CONDITIONALLY,
+    STRIP_UNLIKELY,
+    WEIGHT_CLASSES,
+    class_weight,
+    is_section_anchor,
+)
 
 __all__ = ["Grab", "grab_article", "is_visible"]
 
@@ -58,7 +69,10 @@ UNLIKELY = re.compile(
 )
 MAYBE_CANDIDATE = re.compile(r"and|article|body|column|content|main|mathjax|shadow", re.IGNORECASE)
 BYLINE = re.compile(r"byline|author|dateline|writtenby|p-author", re.IGNORECASE)
-COMMAS = re.compile("[\u002c\u060c\ufe50\ufe10\ufe11\u2e41\u2e34\u2e32\uff0c]")
+_SCORE_PREFIX = 4096
+"""Characters of an element's text read to learn whether its normalised length reaches 300."""
+_COMMA_CHARS = "\u002c\u060c\ufe50\ufe10\ufe11\u2e41\u2e34\u2e32\uff0c"
+COMMAS = re.compile(f"[{_COMMA_CHARS}]")
 _DISPLAY_NONE = re.compile(r"display\s*:\s*none", re.IGNORECASE)
 _VISIBILITY_HIDDEN = re.compile(r"visibility\s*:\s*hidden", re.IGNORECASE)
 _DOT_END = re.compile(r"\.( |$)")
@@ -105,18 +119,38 @@ class Grab:
     scores: dict[HtmlElement, float] = field(default_factory=dict)
 
 
-def is_visible(el: HtmlElement) -> bool:
-    style = el.get("style")
+def _visible_attributes(attrs: dict[str, str]) -> bool:
+    style = attrs.get("style")
     if style and (_DISPLAY_NONE.search(style) or _VISIBILITY_HIDDEN.search(style)):
         return False
-    if el.get("hidden") is not None:
+    if attrs.get("hidden") is not None:
         return False
-    return el.get("aria-hidden") != "true" or "fallback-image" in (el.get("class") or "")
+    return attrs.get("aria-hidden") != "true" or "fallback-image" in (attrs.get("class") or "")
+
+
+_NO_ATTRIBUTES: dict[str, str] = {}
+
+
+def is_visible(el: HtmlElement) -> bool:
+    """Readability's ``_isProbablyVisible``: no ``display: none``/``visibility: hidden`` style,
+    no ``hidden`` attribute, not ``aria-hidden`` (except a fallback image)."""
+    return _visible_attributes(dict(el.items()))
+
+
+@lru_cache(maxsize=4096)
+def _byline_match(match: str) -> bool:
+    return BYLINE.search(match) is not None
+
+
+@lru_cache(maxsize=4096)
+def _unlikely_match(match: str) -> bool:
+    """Readability's unlikely-candidate test on ``class + " " + id`` (cached: pages repeat them)."""
+    return UNLIKELY.search(match) is not None and MAYBE_CANDIDATE.search(match) is None
 
 
 def _is_byline(el: HtmlElement, match: str) -> bool:
     itemprop = el.get("itemprop") or ""
-    if el.get("rel") == "author" or "author" in itemprop or BYLINE.search(match):
+    if el.get("rel") == "author" or "author" in itemprop or _byline_match(match):
         length = len(dom.text_of(el).strip())
         return 0 < length < 100
     return False
@@ -131,7 +165,7 @@ def _byline_text(el: HtmlElement) -> str:
 
 def _is_page_wrapper(node: HtmlElement, page_chars: int) -> bool:
     """A node holding most of the page's text is a layout wrapper, whatever its class says."""
-    return page_chars > 0 and len(dom.inner_text(node)) > PAGE_WRAPPER_SHARE * page_chars
+    return page_chars > 0 and dom.inner_length(node) > PAGE_WRAPPER_SHARE * page_chars
 
 
 def _init_score(el: HtmlElement, flags: int) -> float:
@@ -146,21 +180,29 @@ def _prepare_and_collect(
     byline: str | None = None
     remove_title_header = True
     strip = bool(flags & STRIP_UNLIKELY)
-    page_chars = len(dom.inner_text(page))
+    page_chars = dom.inner_length(page)
     node: HtmlElement | None = page
+    count = 0
     while node is not None:
+        count += 1
+        if not count & 63:
+            check_budget()
         tag = node.tag
-        match = dom.class_and_id(node)
-        if not is_visible(node):
-            node = dom.remove_and_get_next(node)
-            continue
-        if node.get("aria-modal") == "true" and node.get("role") == "dialog":
-            node = dom.remove_and_get_next(node)
-            continue
-        if need_byline and byline is None and _is_byline(node, match):
-            byline = _byline_text(node)
-            node = dom.remove_and_get_next(node)
-            continue
+        # one C call for the attributes: most nodes have none, and lxml's get() is slow
+        items = node.items()
+        attrs: dict[str, str] = dict(items) if items else _NO_ATTRIBUTES
+        match = (attrs.get("class") or "") + " " + (attrs.get("id") or "")
+        if items:
+            if not _visible_attributes(attrs):
+                node = dom.remove_and_get_next(node)
+                continue
+            if attrs.get("aria-modal") == "true" and attrs.get("role") == "dialog":
+                node = dom.remove_and_get_next(node)
+                continue
+            if need_byline and byline is None and _is_byline(node, match):
+                byline = _byline_text(node)
+                node = dom.remove_and_get_next(node)
+                continue
         if (
             remove_title_header
             and tag in ("h1", "h2")
@@ -168,8 +210,11 @@ def _prepare_and_collect(
             and text_similarity(title, dom.inner_text(node, False)) > 0.75
         ):
             remove_title_header = False
-            node = dom.remove_and_get_next(node)
-            continue
+            if tag == "h1":  # docs-aware: the page's own title heading stays (see _title)
+                node.set(TITLE_MARK, "")
+            else:
+                node = dom.remove_and_get_next(node)
+                continue
         if tag in _OPAQUE:
             if tag == "pre":
                 to_score.append(node)
@@ -177,15 +222,22 @@ def _prepare_and_collect(
             continue
         if strip and tag not in ("body", "a"):
             if (
-                UNLIKELY.search(match)
-                and not MAYBE_CANDIDATE.search(match)
+                _unlikely_match(match)
+                and not (is_section_anchor(node) and not UNLIKELY.search(node.get("class") or ""))
                 and not dom.has_ancestor_tag(node, "table")
                 and not dom.has_ancestor_tag(node, "code")
                 and not _is_page_wrapper(node, page_chars)
+                and not is_code_container(node)
             ):
+                rescued = rescue_title(node, title) if remove_title_header else None
+                if rescued is not None:  # a post header: its title h1 stays in the header's place
+                    remove_title_header = False
+                    dom.replace(node, rescued)
+                    node = dom.next_node(rescued, True)
+                    continue
                 node = dom.remove_and_get_next(node)
                 continue
-            if node.get("role") in UNLIKELY_ROLES:
+            if attrs.get("role") in UNLIKELY_ROLES:
                 node = dom.remove_and_get_next(node)
                 continue
         if tag in _EMPTY_REMOVABLE and dom.without_content(node):
@@ -213,16 +265,23 @@ def _prepare_and_collect(
 def _score(to_score: list[HtmlElement], flags: int) -> dict[HtmlElement, float]:
     scores: dict[HtmlElement, float] = {}
     for el in to_score:
+        check_budget()
         parent = el.getparent()
         if parent is None:
             continue
-        text = dom.inner_text(el)
-        if len(text) < 25:
+        raw = dom.text_of(el)
+        # len(inner_text) matters up to 300 (min(length // 100, 3)): measure a prefix first
+        length = len(" ".join(raw[:_SCORE_PREFIX].split()))
+        if length < 300 and len(raw) > _SCORE_PREFIX:
+            length = len(" ".join(raw.split()))  # == len(inner_text), see dom.inner_length
+        if length < 25:
             continue
         ancestors = dom.ancestors(el, 5)
         if not ancestors:
             continue
-        content = 2 + len(COMMAS.findall(text)) + min(len(text) // 100, 3)
+        # whitespace is never a comma; ASCII text (isascii is O(1)) can only hold ","
+        commas = raw.count(",") if raw.isascii() else sum(raw.count(comma) for comma in _COMMA_CHARS)
+        content = 2 + commas + min(length // 100, 3)  # length ≥ 300 counts as 300
         for level, anc in enumerate(ancestors):
             if anc.getparent() is None:
                 continue
@@ -236,8 +295,13 @@ def _score(to_score: list[HtmlElement], flags: int) -> dict[HtmlElement, float]:
 def _top_candidate(
     page: HtmlElement, scores: dict[HtmlElement, float], flags: int
 ) -> tuple[HtmlElement, bool]:
+    links = dom.link_lengths(page)  # all link densities in one pass (same values)
     for el in list(scores):
-        scores[el] *= 1 - dom.link_density(el)
+        check_budget()
+        linked = links.get(el, 0.0)
+        if linked:
+            length = dom.inner_length(el)
+            scores[el] *= 1 - (linked / length if length else 0.0)
     top = sorted(scores, key=lambda e: -scores[e])[:N_TOP_CANDIDATES]
     if not top or top[0].tag == "body":
         div = page.makeelement("div", {})
@@ -289,6 +353,7 @@ def _join_siblings(top: HtmlElement, scores: dict[HtmlElement, float]) -> HtmlEl
     threshold = max(10.0, scores[top] * 0.2)
     top_class = top.get("class") or ""
     for sibling in list(parent) if parent is not None else [top]:
+        check_budget()
         append = sibling is top
         if not append:
             bonus = scores[top] * 0.2 if top_class and sibling.get("class") == top_class else 0
@@ -322,6 +387,7 @@ def grab_article(body: HtmlElement, *, title: str, need_byline: bool) -> Grab:
         scores = _score(to_score, flags)
         top, _created = _top_candidate(page, scores, flags)
         parent = top.getparent()
+        title_heading = title_snapshot(title_near(page, top))
         article = _join_siblings(top, scores)
         prep_article(article, flags, scores)
         wrapper = article.makeelement("div", {"id": "readability-page-1", "class": "page"})
@@ -329,7 +395,8 @@ def grab_article(body: HtmlElement, *, title: str, need_byline: bool) -> Grab:
         for child in list(article):
             wrapper.append(child)
         article.append(wrapper)
-        length = len(dom.inner_text(article))
+        keep_title_heading(wrapper, title_heading)
+        length = dom.inner_length(article)
         direction = None
         for anc in [parent, top, *dom.ancestors(parent)] if parent is not None else [top]:
             if anc is not None and anc.get("dir"):

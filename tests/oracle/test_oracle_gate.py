@@ -11,9 +11,12 @@ from oracle.__main__ import main
 from oracle.gate import (
     FLOORS,
     GATED,
+    GENERIC_FLOORS,
+    GENERIC_GATED,
     TOLERANCE,
     baseline_document,
     check,
+    check_generic,
     read_baseline,
     run_gate,
     write_baseline,
@@ -51,6 +54,28 @@ def test_regression_beyond_tolerance_fails_in_either_direction_of_goodness() -> 
     noisier = check(replace(GOOD, noise_residue=GOOD.noise_residue + 0.02), base)
     assert len(noisier) == 1
     assert noisier[0].startswith("noise_residue regressed")
+
+
+GENERIC = Summary(
+    pages=62, title_accuracy=0.0, token_similarity=0.99, noise_residue=0.001, precision=0.999,
+    recall=0.998, f1=0.998, heading_recall=0.995, code_exact=1.0, ms_per_page=9.0, errors=0,
+    leak_pages=0,
+)  # fmt: skip
+
+
+def test_generic_column_floors_and_regressions() -> None:
+    assert GENERIC_FLOORS["f1"] == (">=", 0.99) and GENERIC_FLOORS["leak_pages"] == ("<=", 0)
+    assert check_generic(GENERIC, None) == []
+    low = replace(GENERIC, f1=0.985, heading_recall=0.97, code_exact=0.97, leak_pages=2)
+    reasons = check_generic(low, None)
+    assert len(reasons) == 4
+    assert "generic leak_pages = 2.0000, floor is <= 0" in reasons
+    base = {"generic": {"metrics": {name: GENERIC.metric(name) for name in GENERIC_GATED}}}
+    assert check_generic(replace(GENERIC, recall=GENERIC.recall - TOLERANCE + 0.001), base) == []
+    worse = check_generic(replace(GENERIC, heading_recall=0.982), base)
+    assert worse == [
+        f"generic heading_recall regressed 0.9950 -> 0.9820 (more than {TOLERANCE} vs fixtures/baseline.json)"
+    ]
 
 
 def test_extractor_errors_fail_the_gate() -> None:
@@ -93,3 +118,6 @@ def test_committed_baseline_is_docmunch_on_the_gate_set() -> None:
     assert (doc["extractor"], doc["reference"], doc["pages"]) == ("docmunch", "oracle", 20)
     assert tuple(doc["per_page"]) == GATE_PAGES
     assert set(doc["metrics"]) == set(GATED)
+    generic = doc["generic"]
+    assert (generic["extractor"], generic["reference"], generic["pages"]) == ("docmunch-generic", "truth", 62)
+    assert set(generic["metrics"]) == set(GENERIC_GATED) and generic["leak_pages"] == 0

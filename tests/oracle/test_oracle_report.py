@@ -35,9 +35,12 @@ def test_json_has_every_number(report: tuple[dict[str, object], Path]) -> None:
     assert saved["oracle_version"] == doc["oracle_version"]
     assert len(saved["pages"]) == 122
     wide = saved["summary"]["wide"]
-    assert set(wide) == {"docmunch", "readability-lxml", "trafilatura", "oracle"}
+    assert set(wide) == {"docmunch", "docmunch-generic", "readability-lxml", "trafilatura", "oracle"}
     assert wide["oracle"]["expected"]["token_similarity"] > 0.99
     assert wide["trafilatura"]["truth"]["pages"] == 62
+    generic = wide["docmunch-generic"]["truth"]  # the generic column: platform rules off
+    assert generic["pages"] == 62 and isinstance(generic["leak_pages"], int)
+    assert generic["f1"] > 0.9 and generic["heading_recall"] is not None
     assert saved["self_check"]["failing"] == sorted(saved["self_check"]["exceptions"])
     page = saved["pages"][0]
     assert {"title_match", "token_similarity", "noise_residue", "f1"} <= set(

@@ -210,10 +210,10 @@ def test_markdown_alternate_is_preferred_and_a_broken_one_ignored(docmunch_home)
     finally:
         server.close()
     assert good == "# Good\n\nFrom Markdown.\n"
-    # Extraction dropped the <h1> repeating the title; the title heading is put back, and as the
-    # dropped heading's id is not in the page's content any more, the locator is the bare URL.
+    # Extraction keeps the page's title <h1> (issue 11), so the section's locator is the
+    # heading's real anchor on the page.
     assert bad[0].title == "P" and bad[0].level == 1
-    assert bad[0].locator == {"url": server.url("/bad/")}
+    assert bad[0].locator == {"url": server.url("/bad/") + "#p"}
 
 
 def test_extract_renders_office_files_and_refuses_unknown_and_missing_ones(

@@ -1,0 +1,114 @@
+"""The page's title heading: kept once, even when it sits just outside the chosen block.
+
+Readability.js deletes the first ``<h1>``/``<h2>`` that repeats the title (it reports the title
+as metadata). Documentation needs that ``<h1>``: it is the root of the page's outline and the
+heading agents search for. So the scoring walk (:mod:`docmunch.extract._readability`) keeps a
+title-like ``<h1>`` and marks it with :data:`TITLE_MARK`; after the article is built,
+:func:`keep_title_heading` makes sure it appears once at the top of the article when it was
+part of it or sat *just outside* it: before the top candidate, inside one of its
+:data:`NEAR_LEVELS` nearest ancestors below ``<body>`` (a ``<header>`` above the article body,
+a title row beside a breadcrumb). A title ``<h1>`` farther away (a site banner) is left out, as
+are ``<h2>`` titles, which Readability's rule still removes.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from lxml.html import HtmlElement
+
+from docmunch.extract import _dom as dom
+from docmunch.extract._metadata import text_similarity
+
+__all__ = [
+    "NEAR_LEVELS",
+    "TITLE_MARK",
+    "TITLE_SIMILARITY",
+    "keep_title_heading",
+    "rescue_title",
+    "title_near",
+    "title_snapshot",
+]
+
+TITLE_MARK = "data-docmunch-title"
+"""Attribute the scoring walk puts on the title ``<h1>`` it keeps (removed again here)."""
+
+TITLE_SIMILARITY = 0.75
+"""Readability's bar: an ``<h1>`` whose text covers more than this share of the title's."""
+
+NEAR_LEVELS = 3
+"""How many ancestors of the top candidate may hold a title ``<h1>`` that is "just outside"."""
+
+
+def _marked(root: HtmlElement) -> HtmlElement | None:
+    for heading in root.iter("h1"):
+        if heading.get(TITLE_MARK) is not None:
+            return heading
+    return None
+
+
+def rescue_title(unlikely: HtmlElement, title: str) -> HtmlElement | None:
+    """The title ``<h1>`` inside an element about to be removed as unlikely, detached and marked.
+
+    A post header (``<header class="post-header">``: breadcrumb, title, date) matches the
+    unlikely pattern; the caller puts the returned heading in the header's place.
+    """
+    if not title:
+        return None
+    for heading in unlikely.iter("h1"):
+        if text_similarity(title, dom.inner_text(heading, False)) > TITLE_SIMILARITY:
+            heading.set(TITLE_MARK, "")
+            dom.remove(heading)
+            return heading
+    return None
+
+
+def title_near(page: HtmlElement, top: HtmlElement) -> HtmlElement | None:
+    """The marked title ``<h1>`` of ``page`` when it is inside ``top`` or just before it."""
+    heading = _marked(page)
+    if heading is None:
+        return None
+    chain = [heading, *dom.ancestors(heading)]
+    if top in chain:
+        return heading
+    node = top
+    for _ in range(NEAR_LEVELS):
+        parent = node.getparent()
+        if parent is None or parent.tag == "body":
+            return None  # a heading that only shares <body> with the article is a site banner
+        if parent in chain:
+            holder = chain[chain.index(parent) - 1]  # the child of ``parent`` holding the heading
+            siblings = list(parent)
+            return heading if siblings.index(holder) < siblings.index(node) else None
+        node = parent
+    return None
+
+
+def title_snapshot(heading: HtmlElement | None) -> HtmlElement | None:
+    """A detached copy of ``heading`` (without its tail), taken before cleaning may drop it."""
+    if heading is None:
+        return None
+    snapshot = copy.deepcopy(heading)
+    snapshot.tail = None
+    return snapshot
+
+
+def keep_title_heading(wrapper: HtmlElement, snapshot: HtmlElement | None) -> None:
+    """Make the title ``<h1>`` appear once in ``wrapper`` (the article's page ``<div>``).
+
+    Leaves a marked heading that survived in place; otherwise inserts ``snapshot`` first unless
+    an ``<h1>`` with the same text is already there. Removes every :data:`TITLE_MARK`.
+    """
+    survivor = _marked(wrapper)
+    for heading in list(wrapper.iter("h1")):
+        if heading.get(TITLE_MARK) is not None:
+            del heading.attrib[TITLE_MARK]
+    if survivor is not None or snapshot is None:
+        return
+    text = dom.inner_text(snapshot)
+    if not text or any(dom.inner_text(h) == text for h in wrapper.iter("h1")):
+        return
+    del snapshot.attrib[TITLE_MARK]
+    snapshot.tail = wrapper.text
+    wrapper.text = None
+    wrapper.insert(0, snapshot)
