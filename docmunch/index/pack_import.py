@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from docmunch.errors import DocmunchError, PackCorrupt, PackError, PackSchemaError
-from docmunch.index.document import PreparedDoc, document_text, section_rows
+from docmunch.index.document import PreparedDoc, section_rows
 from docmunch.index.pack import (
     FORMAT_NAME,
     MAX_BLOB_BYTES,
@@ -293,15 +293,16 @@ def _doc(
             )
         )
         locators.append(json.loads(locator) if locator is not None else None)
-    rows, fts, terms = section_rows(data, sections, locators, document=document_text(title, doc_path))
+    derived = section_rows(data, sections, locators, title=title, doc_path=doc_path)
     return PreparedDoc(
         doc_path=doc_path,
         values=(title, source_kind, source_ref, source_hash, raw_hash, size, meta),
         raw_hash=raw_hash,
-        section_rows=rows,
-        fts_rows=fts,
+        section_rows=derived.rows,
+        fts_rows=derived.fts,
         block_rows=[tuple(b) for b in block_list],
-        term_rows=terms,
+        term_rows=derived.terms,
+        doc_terms=derived.doc_terms,
         pending=None,
         data=data,
     )
