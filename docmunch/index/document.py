@@ -201,6 +201,6 @@ def section_rows(
         own = body.split("\n", 1)[1] if s.level > 0 and "\n" in body else ("" if s.level > 0 else body)
         texts.append(SectionText(s.title, heading_path, own, page_title=s.level <= 1 and s.title == title))
     if not texts:
-        return SectionRows(rows, fts, [], [])
+        return SectionRows(rows, fts, [], ([], b""))
     term_rows, doc_terms = document_terms(document_text(title, doc_path), texts)
     return SectionRows(rows, fts, term_rows, doc_terms)

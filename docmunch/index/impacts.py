@@ -31,7 +31,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from docmunch.index.analyze import CHAR_PREFIX, terms
+from docmunch.index.analyze import CHAR_PREFIX, is_cjk, terms
 
 __all__ = [
     "AVG_FIELD_TERMS",
@@ -49,6 +49,7 @@ __all__ = [
     "DocumentTerms",
     "SectionTerms",
     "SectionText",
+    "TermImpacts",
     "content_prior",
     "document_terms",
 ]
@@ -94,10 +95,12 @@ _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _REF_LINK = re.compile(r"^\s*\[[^\]]+\]:\s*\S+.*$", re.M)
 _WORDS = re.compile(r"\w+")
 
-SectionTerms = tuple[float, list[tuple[str, int]]]
-"""``(prior, [(term, impact), …])`` of one section, terms distinct."""
-DocumentTerms = list[tuple[str, int]]
-"""``[(term, impact), …]`` of one document, terms distinct."""
+TermImpacts = tuple[list[str], bytes]
+"""``([term, …], impacts)``: distinct terms and one impact byte (1 … 255) each, same order."""
+SectionTerms = tuple[float, list[str], bytes]
+"""``(prior, terms, impacts)`` of one section (see :data:`TermImpacts`)."""
+DocumentTerms = TermImpacts
+"""The terms and impacts of one document."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,51 +130,68 @@ def content_prior(body: str) -> float:
     return NON_CONTENT_PRIOR
 
 
-def _length(counter: Counter[str]) -> int:
-    # Character terms (CJK) repeat the words' text, so they do not count towards a length.
-    return sum(n for t, n in counter.items() if not t.startswith(CHAR_PREFIX))
+def _field(text: str) -> tuple[Counter[str], int]:
+    """Term counts of one field and its length in terms (character terms of CJK text repeat the
+    words' text, so they do not count towards it)."""
+    counter = Counter(terms(text))
+    length = counter.total()
+    if length and is_cjk(text):
+        length -= sum(n for t, n in counter.items() if t[0] == CHAR_PREFIX)
+    return counter, length
 
 
 def _impacts(
-    counters: Sequence[Counter[str]],
+    fields: Sequence[tuple[Counter[str], int]],
     weights: Sequence[float],
     b: Sequence[float],
     avg: Sequence[float],
     k1: float,
-) -> list[tuple[str, int]]:
+) -> TermImpacts:
     tf: dict[str, float] = {}
-    for f, counter in enumerate(counters):
-        norm = weights[f] / (1 - b[f] + b[f] * _length(counter) / avg[f])
+    get = tf.get
+    for f, (counter, length) in enumerate(fields):
+        norm = weights[f] / (1 - b[f] + b[f] * length / avg[f])
         for term, n in counter.items():
-            tf[term] = tf.get(term, 0.0) + n * norm
-    return [(term, max(1, round(IMPACT_LEVELS * t / (k1 + t)))) for term, t in tf.items()]
+            tf[term] = get(term, 0.0) + n * norm
+    levels = IMPACT_LEVELS
+    impacts = bytes([max(1, int(levels * t / (k1 + t) + 0.5)) for t in tf.values()])
+    return list(tf), impacts
 
 
 def document_terms(
     document: str, sections: Sequence[SectionText]
 ) -> tuple[list[SectionTerms], DocumentTerms]:
-    """Prior and (term, impact) list of every section of a document, and the document's own list.
+    """Prior, terms and impacts of every section of a document, and the document's own.
 
     Args:
         document: the document's title and path words (the document field of every section).
         sections: the document's sections in order.
 
     Returns:
-        ``([(prior, [(term, impact), …]) per section], [(term, impact), …] of the document)``.
+        ``([(prior, terms, impacts) per section], (terms, impacts) of the document)``.
     """
-    doc_field = Counter(terms(document))
+    doc_field = _field(document)
     headings: Counter[str] = Counter()
     bodies: Counter[str] = Counter()
+    heading_length = body_length = 0
     out: list[SectionTerms] = []
     for s in sections:
-        title = Counter(terms(s.title))
-        body = Counter(terms(_COMMENT.sub(" ", s.body)))
-        headings.update(title)
-        bodies.update(body)
-        items = _impacts(
-            (title, Counter(terms(s.heading_path)), doc_field, body), FIELD_WEIGHTS, B, AVG_FIELD_TERMS, K1
+        title = _field(s.title)
+        body = _field(_COMMENT.sub(" ", s.body))
+        headings.update(title[0])
+        bodies.update(body[0])
+        heading_length += title[1]
+        body_length += body[1]
+        words, impacts = _impacts(
+            (title, _field(s.heading_path), doc_field, body), FIELD_WEIGHTS, B, AVG_FIELD_TERMS, K1
         )
         prior = content_prior(s.body) * (PAGE_TITLE_PRIOR if s.page_title else 1.0)
-        out.append((prior, items))
-    doc_items = _impacts((doc_field, headings, bodies), DOC_FIELD_WEIGHTS, DOC_B, DOC_AVG_FIELD_TERMS, DOC_K1)
-    return out, doc_items
+        out.append((prior, words, impacts))
+    doc = _impacts(
+        (doc_field, (headings, heading_length), (bodies, body_length)),
+        DOC_FIELD_WEIGHTS,
+        DOC_B,
+        DOC_AVG_FIELD_TERMS,
+        DOC_K1,
+    )
+    return out, doc

@@ -193,6 +193,8 @@ def index_path(
                 removed += 1
     if not existed and indexed == 0 and unchanged == 0:
         store.delete_repo(name)  # nothing usable: do not leave an empty repo behind
+    elif indexed or removed:
+        store.compact_terms(name)  # one postings segment per term again
     sections = int(
         store.conn.execute(
             "SELECT count(*) FROM sections s JOIN docs d ON d.id = s.doc_id JOIN repos r ON r.id = d.repo_id "

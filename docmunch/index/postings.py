@@ -1,13 +1,14 @@
-"""Storage of the term index: one row per term holding its postings as two compact blobs.
+"""Storage of the term index: per-term postings as compact blobs, in segments.
 
 Tables (written in the same transaction as the documents they describe):
 
-* ``terms(id, repo_id, term, df, sections, docs)`` — per-repo vocabulary. ``df`` counts the
-  sections holding the term; ``sections`` and ``docs`` are its **postings**: the ids of the
-  sections (and documents) holding it, ascending, with one impact byte each
-  (:func:`pack_postings`). A query reads one row per term and scores every posting at once
-  with numpy, so the work per term is one B-tree lookup plus a vectorised pass, and no
-  posting is ever left unread (no cut-off, no approximate candidate list).
+* ``terms(id, repo_id, term, df)`` — per-repo vocabulary; ``df`` counts the sections holding
+  the term.
+* ``postings(id, term_id, sections, docs)`` — a term's **postings** in one or more
+  *segments*: the ids of the sections (and documents) holding it, with one impact byte each
+  (:func:`pack_postings`). A query reads a term's segments and scores every posting at once
+  with numpy (order does not matter to a sum), so the work per term is a B-tree lookup plus a
+  vectorised pass, and no posting is ever left unread (no cut-off, no approximate candidates).
 * ``section_terms(section_id, repo_id, prior, terms)`` — each section's own (term id, impact)
   list as a packed sorted array (for pseudo-relevance feedback and for deletion) and its
   prior (:mod:`docmunch.index.impacts`).
@@ -16,16 +17,19 @@ Tables (written in the same transaction as the documents they describe):
 A section's posting impact already includes its prior (``impact × prior``, rounded): the
 query's ``Σ weight · impact`` is then the prior-weighted score without a per-section lookup.
 
-Writing (:class:`TermWriter`): the rows of a batch are queued per term and merged into each
-touched term's blobs once per transaction (read, merge, write back) — one UPDATE per term and
-batch instead of one B-tree insert per posting, which is what made the first term index cost
-50 % more indexing time. Deleting (:func:`delete_section_terms`) filters the ids out of the
-blobs of the terms the deleted sections list.
+Writing (:class:`TermWriter`): a batch's postings are grouped by term with one numpy sort
+and appended as one new segment per touched term (plain inserts, nothing read back), like
+the segments of a Lucene index; :func:`compact` merges a term's segments into one — for the
+terms reaching :data:`MAX_SEGMENTS` as part of a flush, and for a whole repo at the end of
+an indexing run. Rewriting every touched blob on every batch instead made indexing
+quadratic in the corpus size. Deleting (:func:`delete_section_terms`) filters the ids out
+of the segments of the terms the deleted sections list.
 """
 
 from __future__ import annotations
 
 import sqlite3
+import sys
 from array import array
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
@@ -37,15 +41,21 @@ from docmunch.index.impacts import DocumentTerms, SectionTerms
 
 __all__ = [
     "MAX_POSTING_ID",
+    "MAX_SEGMENTS",
     "TermCache",
     "TermWriter",
+    "compact",
     "delete_section_terms",
     "pack_postings",
+    "read_postings",
     "unpack_postings",
 ]
 
 MAX_POSTING_ID = 2**32 - 1
 """Section and document ids are stored as unsigned 32-bit integers."""
+MAX_SEGMENTS = 16
+"""A term's segments are merged when a flush brings them to this many (bounds the rows a
+query reads per term when no end-of-run compaction ran, e.g. one document at a time)."""
 
 _ID = np.dtype("<u4")
 _IMPACT = np.dtype("u1")
@@ -67,19 +77,6 @@ def unpack_postings(blob: bytes | None) -> tuple[IdArray, ImpactArray]:
         return np.empty(0, _ID), np.empty(0, _IMPACT)
     n = len(blob) // 5
     return np.frombuffer(blob, _ID, n), np.frombuffer(blob, _IMPACT, n, 4 * n)
-
-
-def _merge(blob: bytes | None, ids: list[int], impacts: list[int]) -> bytes:
-    old_ids, old_impacts = unpack_postings(blob)
-    new_ids = np.asarray(ids, dtype=np.int64)
-    if new_ids.size and int(new_ids.max()) > MAX_POSTING_ID:
-        raise OverflowError("section or document id beyond the term index's 32-bit range")
-    all_ids = np.concatenate((old_ids, new_ids.astype(_ID)))
-    all_impacts = np.concatenate((old_impacts, np.asarray(impacts, dtype=_IMPACT)))
-    if all_ids.size > 1 and bool(np.any(all_ids[1:] <= all_ids[:-1])):
-        order = np.argsort(all_ids, kind="stable")
-        all_ids, all_impacts = all_ids[order], all_impacts[order]
-    return pack_postings(all_ids, all_impacts)
 
 
 def _without(blob: bytes | None, doomed: IdArray) -> bytes:
@@ -114,16 +111,17 @@ class TermCache:
 
 
 class TermWriter:
-    """Queues the term rows of one write transaction and merges them into the blobs in :meth:`flush`."""
+    """Queues the term rows of one write transaction and appends them as segments in :meth:`flush`."""
 
     def __init__(self, conn: sqlite3.Connection, cache: TermCache | None = None) -> None:
         self.conn = conn
         self._cache = cache if cache is not None else TermCache()
         self._checked: set[int] = set()
-        self._sections: defaultdict[int, tuple[list[int], list[int]]] = defaultdict(lambda: ([], []))
-        self._docs: defaultdict[int, tuple[list[int], list[int]]] = defaultdict(lambda: ([], []))
+        self._sections: tuple[list[int], list[int], list[bytes]] = ([], [], [])
+        """Queued section postings: term ids, section ids, impact bytes (prior applied)."""
+        self._docs: tuple[list[int], list[int], list[bytes]] = ([], [], [])
+        """Queued document postings: term ids, document ids, impact bytes."""
         self._forward: list[tuple[int, int, float, bytes]] = []
-        self._df: Counter[int] = Counter()
         self._counts: Counter[int] = Counter()
 
     def _term_ids(self, repo_id: int, words: Iterable[str]) -> dict[str, int]:
@@ -154,46 +152,41 @@ class TermWriter:
         doc_items: DocumentTerms,
     ) -> None:
         """Queue the term rows of one document (its sections have ids ``first_rowid …``)."""
-        words = [t for _, items in rows for t, _ in items]
-        words.extend(t for t, _ in doc_items)
+        words = [t for _, section_words, _ in rows for t in section_words]
+        words.extend(doc_items[0])
         ids = self._term_ids(repo_id, words)
-        for offset, (prior, items) in enumerate(rows):
+        tids, sids, impacts = self._sections
+        for offset, (prior, section_words, section_impacts) in enumerate(rows):
             sid = first_rowid + offset
-            packed = sorted((ids[t] << 8) | impact for t, impact in items)
-            for value in packed:
-                posting = self._sections[value >> 8]
-                posting[0].append(sid)
-                posting[1].append(max(1, round((value & 0xFF) * prior)))
-            self._df.update(value >> 8 for value in packed)
-            self._forward.append((sid, repo_id, prior, array("Q", packed).tobytes()))
-        for term, impact in doc_items:
-            posting = self._docs[ids[term]]
-            posting[0].append(doc_id)
-            posting[1].append(impact)
+            term_ids = [ids[t] for t in section_words]
+            tids.extend(term_ids)
+            sids.extend([sid] * len(term_ids))
+            if prior == 1.0:
+                impacts.append(section_impacts)
+            else:
+                impacts.append(bytes([max(1, int(x * prior + 0.5)) for x in section_impacts]))
+            self._forward.append((sid, repo_id, prior, _pack_ids(term_ids) + section_impacts))
+        doc_words, doc_impacts = doc_items
+        doc_tids, doc_ids, doc_impact_parts = self._docs
+        doc_tids.extend(ids[t] for t in doc_words)
+        doc_ids.extend([doc_id] * len(doc_words))
+        doc_impact_parts.append(doc_impacts)
         self._counts[repo_id] += len(rows)
 
     def flush(self) -> None:
         """Write everything queued (inside the caller's transaction)."""
         conn = self.conn
-        touched = sorted(self._sections.keys() | self._docs.keys())
-        updates: list[tuple[int, bytes, bytes, int]] = []
-        for start in range(0, len(touched), _CHUNK):
-            chunk = touched[start : start + _CHUNK]
-            marks = ",".join("?" * len(chunk))
-            for tid, df, sections, docs in conn.execute(
-                f"SELECT id, df, sections, docs FROM terms WHERE id IN ({marks})", chunk
-            ):
-                new_sections = self._sections.get(tid)
-                new_docs = self._docs.get(tid)
-                updates.append(
-                    (
-                        df + self._df.get(tid, 0),
-                        _merge(sections, *new_sections) if new_sections else (sections or b""),
-                        _merge(docs, *new_docs) if new_docs else (docs or b""),
-                        tid,
-                    )
-                )
-        conn.executemany("UPDATE terms SET df = ?, sections = ?, docs = ? WHERE id = ?", updates)
+        sections = _grouped(*self._sections)
+        docs = _grouped(*self._docs)
+        rows = [(tid, blob, docs.pop(tid, b"")) for tid, blob in sections.items()]
+        rows.extend((tid, b"", blob) for tid, blob in docs.items())
+        conn.executemany("INSERT INTO postings(term_id, sections, docs) VALUES (?, ?, ?)", rows)
+        if self._sections[0]:
+            touched, counts = np.unique(np.asarray(self._sections[0], dtype=np.int64), return_counts=True)
+            conn.executemany(
+                "UPDATE terms SET df = df + ? WHERE id = ?",
+                zip(counts.tolist(), touched.tolist(), strict=True),
+            )
         conn.executemany(
             "INSERT INTO section_terms(section_id, repo_id, prior, terms) VALUES (?, ?, ?, ?)", self._forward
         )
@@ -202,11 +195,114 @@ class TermWriter:
             "ON CONFLICT(repo_id) DO UPDATE SET sections = sections + excluded.sections",
             self._counts.items(),
         )
-        self._sections.clear()
-        self._docs.clear()
+        _compact_terms(conn, _crowded(conn, [row[0] for row in rows]))
+        for queue in (*self._sections, *self._docs):
+            queue.clear()
         self._forward.clear()
-        self._df.clear()
         self._counts.clear()
+
+
+def _pack_ids(ids: list[int]) -> bytes:
+    """Little-endian uint32 bytes of ``ids``."""
+    packed = array("I", ids)
+    if sys.byteorder == "big":
+        packed.byteswap()
+    return packed.tobytes()
+
+
+def _grouped(tids: list[int], ids: list[int], impacts: list[bytes]) -> dict[int, bytes]:
+    """``{term id: postings blob}`` of queued postings (one numpy sort for the whole batch)."""
+    if not tids:
+        return {}
+    terms = np.asarray(tids, dtype=np.int64)
+    order = np.argsort(terms, kind="stable")
+    terms = terms[order]
+    id_array = np.asarray(ids, dtype=np.int64)[order]
+    if int(id_array.max()) > MAX_POSTING_ID:
+        raise OverflowError("section or document id beyond the term index's 32-bit range")
+    id_bytes = id_array.astype(_ID).tobytes()
+    impact_bytes = np.frombuffer(b"".join(impacts), dtype=_IMPACT)[order].tobytes()
+    bounds = [0, *(np.flatnonzero(terms[1:] != terms[:-1]) + 1).tolist(), terms.size]
+    starts = terms[bounds[:-1]].tolist()
+    out: dict[int, bytes] = {}
+    for tid, lo, hi in zip(starts, bounds, bounds[1:], strict=False):
+        out[tid] = id_bytes[4 * lo : 4 * hi] + impact_bytes[lo:hi]
+    return out
+
+
+def _crowded(conn: sqlite3.Connection, term_ids: Sequence[int]) -> list[int]:
+    """Those of ``term_ids`` that have reached :data:`MAX_SEGMENTS` segments."""
+    out: list[int] = []
+    for start in range(0, len(term_ids), _CHUNK):
+        chunk = list(term_ids[start : start + _CHUNK])
+        marks = ",".join("?" * len(chunk))
+        out.extend(
+            row[0]
+            for row in conn.execute(
+                f"SELECT term_id FROM postings WHERE term_id IN ({marks}) GROUP BY term_id "
+                f"HAVING count(*) >= {MAX_SEGMENTS}",
+                chunk,
+            )
+        )
+    return out
+
+
+def _compact_terms(conn: sqlite3.Connection, term_ids: Sequence[int]) -> None:
+    """Merge the segments of each of ``term_ids`` into one (inside the caller's transaction)."""
+    for start in range(0, len(term_ids), _CHUNK):
+        chunk = list(term_ids[start : start + _CHUNK])
+        marks = ",".join("?" * len(chunk))
+        parts: defaultdict[int, list[tuple[bytes, bytes]]] = defaultdict(list)
+        for tid, sections, docs in conn.execute(
+            f"SELECT term_id, sections, docs FROM postings WHERE term_id IN ({marks}) ORDER BY id", chunk
+        ):
+            parts[tid].append((sections or b"", docs or b""))
+        conn.execute(f"DELETE FROM postings WHERE term_id IN ({marks})", chunk)
+        conn.executemany(
+            "INSERT INTO postings(term_id, sections, docs) VALUES (?, ?, ?)",
+            (
+                (tid, _concat([p[0] for p in segs]), _concat([p[1] for p in segs]))
+                for tid, segs in parts.items()
+            ),
+        )
+
+
+def _concat(blobs: list[bytes]) -> bytes:
+    """One postings blob holding the postings of several."""
+    if len(blobs) == 1:
+        return blobs[0]
+    ids = b"".join(blob[: 4 * (len(blob) // 5)] for blob in blobs)
+    impacts = b"".join(blob[4 * (len(blob) // 5) :] for blob in blobs)
+    return ids + impacts
+
+
+def compact(conn: sqlite3.Connection, repo_id: int) -> int:
+    """Merge every term of a repo whose postings are in several segments; returns how many."""
+    crowded = [
+        row[0]
+        for row in conn.execute(
+            "SELECT p.term_id FROM postings p JOIN terms t ON t.id = p.term_id WHERE t.repo_id = ? "
+            "GROUP BY p.term_id HAVING count(*) > 1",
+            (repo_id,),
+        )
+    ]
+    _compact_terms(conn, crowded)
+    return len(crowded)
+
+
+def read_postings(conn: sqlite3.Connection, term_ids: Sequence[int]) -> dict[int, tuple[bytes, bytes]]:
+    """``{term id: (sections blob, docs blob)}`` with every segment of each term concatenated."""
+    parts: defaultdict[int, list[tuple[bytes, bytes]]] = defaultdict(list)
+    for start in range(0, len(term_ids), _CHUNK):
+        chunk = list(term_ids[start : start + _CHUNK])
+        marks = ",".join("?" * len(chunk))
+        for tid, sections, docs in conn.execute(
+            f"SELECT term_id, sections, docs FROM postings WHERE term_id IN ({marks})", chunk
+        ):
+            parts[tid].append((sections or b"", docs or b""))
+    return {
+        tid: (_concat([p[0] for p in segs]), _concat([p[1] for p in segs])) for tid, segs in parts.items()
+    }
 
 
 def delete_section_terms(
@@ -225,27 +321,30 @@ def delete_section_terms(
         for repo_id, blob in conn.execute(
             f"SELECT repo_id, terms FROM section_terms WHERE section_id IN ({marks})", chunk
         ):
-            packed = array("Q")
-            packed.frombytes(blob)
             per_repo[repo_id] += 1
-            df.update(value >> 8 for value in packed)
+            df.update(unpack_postings(blob)[0].tolist())
         conn.execute(f"DELETE FROM section_terms WHERE section_id IN ({marks})", chunk)
     if not df:
         return
     doomed_sections = np.asarray(sorted(section_ids), dtype=_ID)
     doomed_docs = np.asarray(sorted(doc_ids), dtype=_ID)
     touched = sorted(df)
-    updates: list[tuple[int, bytes, bytes, int]] = []
+    updates: list[tuple[bytes, bytes, int]] = []
+    empty: list[tuple[int]] = []
     for start in range(0, len(touched), _CHUNK):
         chunk = touched[start : start + _CHUNK]
         marks = ",".join("?" * len(chunk))
-        for tid, count, sections, docs in conn.execute(
-            f"SELECT id, df, sections, docs FROM terms WHERE id IN ({marks})", chunk
+        for rowid, sections, docs in conn.execute(
+            f"SELECT id, sections, docs FROM postings WHERE term_id IN ({marks})", chunk
         ):
-            updates.append(
-                (count - df[tid], _without(sections, doomed_sections), _without(docs, doomed_docs), tid)
-            )
-    conn.executemany("UPDATE terms SET df = ?, sections = ?, docs = ? WHERE id = ?", updates)
+            kept = (_without(sections, doomed_sections), _without(docs, doomed_docs))
+            if kept[0] or kept[1]:
+                updates.append((*kept, rowid))
+            else:
+                empty.append((rowid,))
+    conn.executemany("UPDATE postings SET sections = ?, docs = ? WHERE id = ?", updates)
+    conn.executemany("DELETE FROM postings WHERE id = ?", empty)
+    conn.executemany("UPDATE terms SET df = df - ? WHERE id = ?", ((n, tid) for tid, n in df.items()))
     conn.executemany(
         "UPDATE repo_stats SET sections = sections - ? WHERE repo_id = ?",
         ((n, repo_id) for repo_id, n in per_repo.items()),

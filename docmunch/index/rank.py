@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import math
 import sqlite3
-from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -39,7 +38,7 @@ import numpy.typing as npt
 
 from docmunch.index.analyze import CHAR_PREFIX, cjk_words, is_cjk, terms
 from docmunch.index.impacts import IMPACT_LEVELS
-from docmunch.index.postings import unpack_postings
+from docmunch.index.postings import read_postings, unpack_postings
 from docmunch.index.synonyms import expansions
 
 __all__ = [
@@ -176,11 +175,14 @@ class Ranker:
             return found
         marks = ",".join("?" * len(words))
         repos = ",".join("?" * len(self.repo_ids))
-        for tid, repo_id, term, df, sections, docs in self.conn.execute(
-            f"SELECT id, repo_id, term, df, sections, docs FROM terms WHERE repo_id IN ({repos}) "
+        rows = self.conn.execute(
+            f"SELECT id, repo_id, term, df FROM terms WHERE repo_id IN ({repos}) "
             f"AND term IN ({marks}) AND df > 0",
             (*self.repo_ids, *words),
-        ):
+        ).fetchall()
+        blobs = read_postings(self.conn, [row[0] for row in rows])
+        for tid, repo_id, term, df in rows:
+            sections, docs = blobs.get(tid, (b"", b""))
             found.setdefault(term, []).append((tid, repo_id, df, sections, docs))
         return found
 
@@ -264,12 +266,10 @@ class Ranker:
         for repo_id, blob in self.conn.execute(
             f"SELECT repo_id, terms FROM section_terms WHERE section_id IN ({marks})", list(section_ids)
         ):
-            packed = array("Q")
-            packed.frombytes(blob)
-            for value in packed:
-                tid = value >> 8
+            term_ids, impacts = unpack_postings(blob)
+            for tid, impact in zip(term_ids.tolist(), impacts.tolist(), strict=True):
                 if tid not in known:
-                    mass[tid] = mass.get(tid, 0.0) + (value & 0xFF) / IMPACT_LEVELS
+                    mass[tid] = mass.get(tid, 0.0) + impact / IMPACT_LEVELS
                     repo_of[tid] = repo_id
         if not mass:
             return False
@@ -290,9 +290,11 @@ class Ranker:
         top = scored[best[0]][0]
         marks = ",".join("?" * len(best))
         rows = self.conn.execute(
-            f"SELECT id, repo_id, term, df, sections, docs FROM terms WHERE id IN ({marks})", best
+            f"SELECT id, repo_id, term, df FROM terms WHERE id IN ({marks})", best
         ).fetchall()
-        for tid, repo_id, term, df, sections, docs in rows:
+        blobs = read_postings(self.conn, best)
+        for tid, repo_id, term, df in rows:
+            sections, docs = blobs.get(tid, (b"", b""))
             weight = FEEDBACK_WEIGHT * scored[tid][0] / top
             self._add(tid, repo_id, term, df, weight, (sections, docs), feedback=True)
         return bool(rows)

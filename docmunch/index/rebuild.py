@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from docmunch.errors import DocmunchError
 from docmunch.index.document import section_rows
-from docmunch.index.postings import TermWriter
+from docmunch.index.postings import TermWriter, compact
 from docmunch.index.rawcache import RawCache
 from docmunch.section import Section
 
@@ -79,7 +79,7 @@ def rebuild_term_index(conn: sqlite3.Connection, raw: RawCache) -> RebuildReport
             # Section rowids of one document are consecutive when written by the store; an
             # index that was edited otherwise gets its terms section by section.
             for row, terms in zip(rows, derived.terms, strict=True):
-                writer.add(repo_id, doc_id, int(row[0]), [terms], [])
+                writer.add(repo_id, doc_id, int(row[0]), [terms], ([], b""))
             writer.add(repo_id, doc_id, first, [], derived.doc_terms)
         else:
             writer.add(repo_id, doc_id, first, derived.terms, derived.doc_terms)
@@ -88,4 +88,6 @@ def rebuild_term_index(conn: sqlite3.Connection, raw: RawCache) -> RebuildReport
         if done % _BATCH_DOCS == 0:
             writer.flush()
     writer.flush()
+    for (repo_id,) in conn.execute("SELECT id FROM repos").fetchall():
+        compact(conn, int(repo_id))
     return RebuildReport(done, sections_done, tuple(unreadable))

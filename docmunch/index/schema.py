@@ -18,8 +18,9 @@ Schema history (``PRAGMA user_version``): 1 — the first release; 2 — version
 (:mod:`docmunch.index.versions`: ``repos`` gains ``base``, ``version``, ``ref``,
 ``commit_sha`` and ``pinned``) and the term index of question search (``terms``,
 ``postings``, ``section_terms``, ``repo_stats``); 3 — the term index keeps each term's
-postings as blobs in its ``terms`` row (sections and documents, :mod:`docmunch.index.postings`)
-instead of a ``postings`` table, with document-level impacts and new section priors.
+postings as blobs in segments (``postings(id, term_id, sections, docs)``, sections and
+documents, :mod:`docmunch.index.postings`) instead of one row per posting, with
+document-level impacts and new section priors.
 
 Older indexes are migrated in place, in one transaction, with a line on stderr: schema 1
 gains the version columns, and for schemas 1 and 2 the term index is rebuilt from the stored
@@ -122,14 +123,19 @@ CREATE VIRTUAL TABLE sections_fts USING fts5(
 
 _TERM_DDL = """
 CREATE TABLE terms (
-    id        INTEGER PRIMARY KEY,
-    repo_id   INTEGER NOT NULL,
-    term      TEXT NOT NULL,
-    df        INTEGER NOT NULL,
-    sections  BLOB,
-    docs      BLOB,
+    id       INTEGER PRIMARY KEY,
+    repo_id  INTEGER NOT NULL,
+    term     TEXT NOT NULL,
+    df       INTEGER NOT NULL,
     UNIQUE (repo_id, term)
 );
+CREATE TABLE postings (
+    id        INTEGER PRIMARY KEY,
+    term_id   INTEGER NOT NULL,
+    sections  BLOB NOT NULL,
+    docs      BLOB NOT NULL
+);
+CREATE INDEX postings_term ON postings(term_id);
 CREATE TABLE section_terms (
     section_id  INTEGER PRIMARY KEY,
     repo_id     INTEGER NOT NULL,

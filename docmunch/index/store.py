@@ -25,7 +25,7 @@ from docmunch.errors import IndexStoreError, RepoExists, RepoNotFound
 from docmunch.formats.base import Rendition
 from docmunch.index import versions
 from docmunch.index.document import PreparedDoc, prepare_document
-from docmunch.index.postings import TermCache, TermWriter, delete_section_terms
+from docmunch.index.postings import TermCache, TermWriter, compact, delete_section_terms
 from docmunch.index.rawcache import RawCache
 from docmunch.index.rebuild import rebuild_term_index
 from docmunch.index.records import DocState
@@ -361,6 +361,9 @@ class Store:
         docs = conn.execute("SELECT id, raw_hash FROM docs WHERE repo_id = ?", (repo_id,)).fetchall()
         # The repo's whole term index goes at once (no per-document edits of its postings).
         conn.execute("DELETE FROM section_terms WHERE repo_id = ?", (repo_id,))
+        conn.execute(
+            "DELETE FROM postings WHERE term_id IN (SELECT id FROM terms WHERE repo_id = ?)", (repo_id,)
+        )
         conn.execute("DELETE FROM terms WHERE repo_id = ?", (repo_id,))
         conn.execute("DELETE FROM repo_stats WHERE repo_id = ?", (repo_id,))
         self._terms.clear()
@@ -368,6 +371,13 @@ class Store:
             _delete_doc_rows(conn, int(doc_id), keep_doc=False, terms=False)
         conn.execute("DELETE FROM repos WHERE id = ?", (repo_id,))
         return [str(h) for _, h in docs]
+
+    def compact_terms(self, repo: str) -> int:
+        """Merge the postings segments of a repo's terms (after an indexing run); returns how many
+        terms had several. Unknown repo: 0."""
+        with self.write() as conn:
+            row = conn.execute("SELECT id FROM repos WHERE name = ?", (repo,)).fetchone()
+            return compact(conn, int(row[0])) if row is not None else 0
 
     def record_tokens_saved(self, tokens: int) -> int:
         """Add ``tokens`` to the persisted ``tokens_saved`` counter; returns the new total."""

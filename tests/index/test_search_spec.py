@@ -41,7 +41,7 @@ CASES = _cases()
 def index(tmp_path_factory: pytest.TempPathFactory) -> Index:
     idx = Index.open(tmp_path_factory.mktemp("spec-home"))
     report = idx.index_path(HERE / "search-corpus", repo="spec")
-    assert report.errors == () and report.docs_indexed == 5
+    assert report.errors == () and report.docs_indexed == 6
     yield idx  # type: ignore[misc]
     idx.close()
 

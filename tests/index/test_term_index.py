@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from docmunch.index import SCHEMA_VERSION, Index
-from docmunch.index.postings import unpack_postings
+from docmunch.index.postings import read_postings, unpack_postings
 
 HERE = Path(__file__).parent / "fixtures"
 QUERIES = ("how do I share data between threads?", "调度器挑选节点时分为哪两个阶段", "kubectl apply", "库")
@@ -35,7 +35,7 @@ def _hits(index: Index) -> dict[str, list[tuple[str, float]]]:
 def _to_schema_2(db: Path) -> None:
     """Replace the term index by schema 2's tables holding one stale row, as that release left it."""
     conn = sqlite3.connect(db)
-    for table in ("terms", "section_terms", "repo_stats"):
+    for table in ("terms", "postings", "section_terms", "repo_stats"):
         conn.execute(f"DROP TABLE {table}")
     conn.executescript(_SCHEMA_2_TERMS)
     conn.execute("INSERT INTO terms(repo_id, term, df) VALUES (1, 'stale', 1)")
@@ -46,17 +46,15 @@ def _to_schema_2(db: Path) -> None:
 
 def _postings(db: Path) -> dict[tuple[int, str], tuple[int, list[int], list[int]]]:
     conn = sqlite3.connect(db)
+    terms = conn.execute("SELECT id, repo_id, term, df FROM terms WHERE df > 0").fetchall()
+    blobs = read_postings(conn, [t[0] for t in terms])
     out = {}
-    for repo_id, term, df, sections, docs in conn.execute(
-        "SELECT repo_id, term, df, sections, docs FROM terms"
-    ):
-        if df:
-            out[(repo_id, term)] = (
-                df,
-                unpack_postings(sections)[0].tolist(),
-                unpack_postings(docs)[0].tolist(),
-            )
+    for tid, repo_id, term, df in terms:
+        sections, docs = (unpack_postings(b)[0].tolist() for b in blobs[tid])
+        out[(repo_id, term)] = (df, sections, docs)
+    segments = conn.execute("SELECT count(*), count(DISTINCT term_id) FROM postings").fetchone()
     conn.close()
+    assert segments[0] == segments[1]  # compacted: one segment per term after a run
     return out
 
 
@@ -77,7 +75,8 @@ def test_schema_2_index_is_migrated_with_a_message(
     conn = sqlite3.connect(home / "index.sqlite3")
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert conn.execute("SELECT count(*) FROM terms WHERE term = 'stale'").fetchone()[0] == 0
-    assert conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'postings'").fetchone()[0] == 0
+    columns = [row[1] for row in conn.execute("PRAGMA table_info(postings)")]
+    assert columns == ["id", "term_id", "sections", "docs"]
     conn.close()
 
 
@@ -120,7 +119,7 @@ def test_edits_keep_postings_equal_to_a_fresh_index(tmp_path: Path) -> None:
         out = {}
         for (_, term), (df, sections, doc_ids) in _postings(home / "index.sqlite3").items():
             out[term] = (df, len(sections), len({paths[d] for d in doc_ids}))
-            assert sorted(sections) == sections and all(s in sids for s in sections)
+            assert len(set(sections)) == len(sections) and all(s in sids for s in sections)
         return out
 
     assert by_content(tmp_path / "edited") == by_content(tmp_path / "fresh")
