@@ -143,6 +143,8 @@ class Ranker:
         self.repo_ids = list(repo_ids)
         self.terms: list[_Term] = []
         self.sizes: dict[int, int] = {}
+        self._base: dict[bool, dict[int, tuple[Ids, Floats, Floats]]] = {False: {}, True: {}}
+        """Per kind (documents?) and repo: the accumulated postings of the query's own terms."""
         weights = query_weights(query)
         self.sequence = [t for t in terms(query, query=True) if t in weights]
         """The query's own terms in order (proximity)."""
@@ -229,19 +231,28 @@ class Ranker:
     def _scores(self, *, docs: bool) -> tuple[Ids, Floats]:
         out_ids: list[Ids] = []
         out_scores: list[Floats] = []
+        cache = self._base[docs]
         for repo_id in dict.fromkeys(t.repo_id for t in self.terms):
             mine = [t for t in self.terms if t.repo_id == repo_id]
+            if repo_id not in cache:  # the query's own terms, accumulated once
+                cache[repo_id] = _accumulate(
+                    [(*(t.docs if docs else t.sections), t.weight) for t in mine if not t.feedback]
+                )
+            ids, acc, matched = cache[repo_id]
+            extra = [t for t in mine if t.feedback]
+            if extra:  # feedback terms re-weight the candidates, they make none
+                acc, matched = acc.copy(), matched.copy()
+                for t in extra:
+                    term_ids, impacts = t.docs if docs else t.sections
+                    at = np.searchsorted(ids, term_ids)
+                    inside = at < ids.size
+                    at, impacts = at[inside], impacts[inside]
+                    hit = ids[at] == term_ids[inside]
+                    acc[at[hit]] += impacts[hit] * t.weight
+                    matched[at[hit]] += t.weight
             total = sum(t.weight for t in mine)
-            ids, acc, matched = _accumulate([(*(t.docs if docs else t.sections), t.weight) for t in mine])
-            score = acc / IMPACT_LEVELS / total * (matched / total) ** COORDINATION_EXPONENT
-            if any(t.feedback for t in mine):  # only sections matching the query itself compete
-                base = _accumulate(
-                    [(*(t.docs if docs else t.sections), 1.0) for t in mine if not t.feedback]
-                )[0]
-                keep = np.isin(ids, base, assume_unique=True)
-                ids, score = ids[keep], score[keep]
             out_ids.append(ids)
-            out_scores.append(score)
+            out_scores.append(acc / IMPACT_LEVELS / total * (matched / total) ** COORDINATION_EXPONENT)
         if not out_ids:
             return np.empty(0, np.int64), np.empty(0)
         return np.concatenate(out_ids), np.concatenate(out_scores)
@@ -250,10 +261,13 @@ class Ranker:
         """``(section ids, scores)`` of every section matching a term (unordered; priors applied)."""
         return self._scores(docs=False)
 
-    def document_scores(self) -> dict[int, float]:
-        """``{document id: score}`` of every document matching a term."""
+    def document_scores(self) -> tuple[Ids, Floats]:
+        """``(document ids ascending, scores)`` of every document matching a term."""
         ids, scores = self._scores(docs=True)
-        return dict(zip(ids.tolist(), scores.tolist(), strict=True))
+        if ids.size > 1 and bool(np.any(ids[1:] < ids[:-1])):  # several repos
+            order = np.argsort(ids, kind="stable")
+            ids, scores = ids[order], scores[order]
+        return ids, scores
 
     def feedback(self, section_ids: Sequence[int]) -> bool:
         """Add the feedback terms of the given (best) sections; ``False`` when none was added."""

@@ -33,6 +33,7 @@ from docmunch.index.store import Store
 
 __all__ = [
     "CANDIDATES",
+    "TITLED_CANDIDATES",
     "EXACT_TITLE_BOOST",
     "IDENTIFIER_BOOST",
     "IDENTIFIER_CHECKS",
@@ -53,6 +54,8 @@ them verbatim (case-insensitive)."""
 IDENTIFIER_CHECKS = 30
 """How many of the best candidates are read back (raw cache) for the identifier check."""
 CANDIDATES = 100
+TITLED_CANDIDATES = 30
+"""Sections titled exactly like the query that join the candidates (the best by own score)."""
 """Sections (best by their own score) whose rows are read and that can gain their document's
 score; more are read in chunks of this size while filters drop candidates."""
 
@@ -164,6 +167,23 @@ def search(
     return hits
 
 
+def _best_first(scores: Any) -> Any:
+    """Index arrays of ``scores`` in chunks of :data:`CANDIDATES`, best first (the first chunk
+    by a partial sort; the rest sorted only when filters make it needed)."""
+    n = scores.size
+    if n <= CANDIDATES:
+        yield np.argsort(-scores, kind="stable")
+        return
+    first = np.argpartition(-scores, CANDIDATES - 1)[:CANDIDATES]
+    yield first[np.argsort(-scores[first], kind="stable")]
+    rest = np.ones(n, dtype=bool)
+    rest[first] = False
+    others = np.flatnonzero(rest)
+    others = others[np.argsort(-scores[others], kind="stable")]
+    for start in range(0, others.size, CANDIDATES):
+        yield others[start : start + CANDIDATES]
+
+
 class _Context:
     """Rows and section texts read for one query (shared by its passes and re-rankings)."""
 
@@ -198,7 +218,9 @@ class _Context:
             self._title_ids = [row[0] for row in rows]
         if not self._title_ids:
             return []
-        at = np.isin(ids, self._title_ids)
+        at = np.flatnonzero(np.isin(ids, self._title_ids))
+        if at.size > TITLED_CANDIDATES:  # a common title ("Examples"): its best sections
+            at = at[np.argsort(-scores[at], kind="stable")[:TITLED_CANDIDATES]]
         return list(zip(ids[at].tolist(), scores[at].tolist(), strict=True))
 
     def ranked(self, limit: int, key: str) -> list[tuple[float, Row]]:
@@ -206,30 +228,25 @@ class _Context:
         ids, scores = self.ranker.section_scores()
         if not ids.size:
             return []
-        docs = self.ranker.document_scores()
-        if ids.size > CANDIDATES:
-            first = np.argpartition(-scores, CANDIDATES - 1)[:CANDIDATES]
-            rest = np.setdiff1d(np.arange(ids.size), first, assume_unique=True)
-            order = np.concatenate((first[np.argsort(-scores[first], kind="stable")], rest))
-        else:
-            order = np.argsort(-scores, kind="stable")
+        doc_ids, doc_scores = self.ranker.document_scores()
         scored: list[tuple[float, Row]] = []
         titled = self._titled(key, ids, scores)
-        for start in range(0, ids.size, CANDIDATES):
-            part = order[start : start + CANDIDATES]
-            if start:  # a later chunk (filters dropped candidates): in score order too
-                part = part[np.argsort(-scores[part], kind="stable")]
+        for start, part in enumerate(_best_first(scores)):
             chunk = ids[part].tolist()
             pairs = list(zip(chunk, scores[part].tolist(), strict=True))
             if not start:  # sections titled like the query always compete (exact-title boost)
                 seen = set(chunk)
                 pairs.extend(p for p in titled if p[0] not in seen)
             self._fetch([sid for sid, _ in pairs])
-            for sid, own in pairs:
-                row = self.rows[sid]
-                if row is None:
-                    continue
-                value = own + DOCUMENT_WEIGHT * docs.get(row[11], 0.0)
+            rows = [(own, row) for sid, own in pairs if (row := self.rows[sid]) is not None]
+            if not rows:
+                continue
+            wanted = np.asarray([row[11] for _, row in rows], dtype=np.int64)
+            at = np.minimum(np.searchsorted(doc_ids, wanted), max(doc_ids.size - 1, 0))
+            found = doc_ids[at] == wanted if doc_ids.size else np.zeros(wanted.size, bool)
+            shares = np.where(found, doc_scores[at] if doc_ids.size else 0.0, 0.0).tolist()
+            for (own, row), share in zip(rows, shares, strict=True):
+                value = own + DOCUMENT_WEIGHT * share
                 if row[10] == key:
                     value += EXACT_TITLE_BOOST
                 scored.append((value, row))
