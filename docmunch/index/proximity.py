@@ -65,13 +65,12 @@ class Proximity:
             return at
         memo = self._memo
         words = WORD_PATTERN.findall(text, 0, PROXIMITY_MAX_CHARS)
-        for at, word in enumerate(words, start=offset):
-            hit = memo.get(word)
-            if hit is None:
-                hit = memo[word] = tuple(t for t in word_terms(word) if t in wanted)
-            if hit:
-                for term in hit:
-                    found.setdefault(term, []).append(at)
+        for word in set(words).difference(memo):
+            memo[word] = tuple(t for t in word_terms(word) if t in wanted)
+        hits = [(at, word) for at, word in enumerate(words, start=offset) if memo[word]]
+        for at, word in hits:
+            for term in memo[word]:
+                found.setdefault(term, []).append(at)
         return offset + len(words)
 
     def bonus(self, title: str, text: str, *, level: int) -> float:
