@@ -25,6 +25,7 @@ alike, so a query term matches exactly the terms indexed for the same surface te
 from __future__ import annotations
 
 import re
+from collections import Counter
 from functools import lru_cache
 
 import rjieba
@@ -39,6 +40,7 @@ __all__ = [
     "cjk_words",
     "is_cjk",
     "stem",
+    "term_counts",
     "terms",
     "word_terms",
 ]
@@ -101,6 +103,18 @@ def cjk_words(run: str, *, query: bool = False) -> list[str]:
     without Chinese function words."""
     words = rjieba.cut(run) if query else rjieba.cut_for_search(run)
     return [w for w in words if w not in CHINESE]
+
+
+def term_counts(text: str) -> Counter[str]:
+    """``Counter(terms(text))``, counting words before analysing them (each distinct word once)."""
+    if _CJK_RUN.search(text) is not None:
+        return Counter(terms(text))
+    counts: dict[str, int] = {}
+    get = counts.get
+    for word, n in Counter(_WORD.findall(text)).items():
+        for term in word_terms(word):
+            counts[term] = get(term, 0) + n
+    return Counter(counts)
 
 
 def terms(text: str, *, query: bool = False) -> list[str]:

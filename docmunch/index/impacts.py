@@ -27,11 +27,13 @@ page's own title. The numbers behind every constant are in ``docs/search.md``.
 from __future__ import annotations
 
 import re
+import sys
+from array import array
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from docmunch.index.analyze import CHAR_PREFIX, is_cjk, terms
+from docmunch.index.analyze import CHAR_PREFIX, is_cjk, term_counts
 
 __all__ = [
     "AVG_FIELD_TERMS",
@@ -97,10 +99,11 @@ _WORDS = re.compile(r"\w+")
 
 TermImpacts = tuple[list[str], bytes]
 """``([term, …], impacts)``: distinct terms and one impact byte (1 … 255) each, same order."""
-SectionTerms = tuple[float, list[str], bytes]
-"""``(prior, terms, impacts)`` of one section (see :data:`TermImpacts`)."""
+SectionTerms = tuple[float, bytes, bytes]
+"""``(prior, term indices, impacts)`` of one section: indices (little-endian uint32) into its
+document's vocabulary, one impact byte each."""
 DocumentTerms = TermImpacts
-"""The terms and impacts of one document."""
+"""The vocabulary of one document (every term of its sections) and its document-level impacts."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +136,7 @@ def content_prior(body: str) -> float:
 def _field(text: str) -> tuple[Counter[str], int]:
     """Term counts of one field and its length in terms (character terms of CJK text repeat the
     words' text, so they do not count towards it)."""
-    counter = Counter(terms(text))
+    counter = term_counts(text)
     length = counter.total()
     if length and is_cjk(text):
         length -= sum(n for t, n in counter.items() if t[0] == CHAR_PREFIX)
@@ -168,13 +171,17 @@ def document_terms(
         sections: the document's sections in order.
 
     Returns:
-        ``([(prior, terms, impacts) per section], (terms, impacts) of the document)``.
+        ``([(prior, term indices, impacts) per section], (vocabulary, impacts) of the
+        document)``: the document's vocabulary holds every term of its sections, and a
+        section's terms are indices into it (little-endian uint32), so the writer maps each
+        term to its id once per document.
     """
     doc_field = _field(document)
     headings: Counter[str] = Counter()
     bodies: Counter[str] = Counter()
     heading_length = body_length = 0
-    out: list[SectionTerms] = []
+    paths: dict[str, tuple[Counter[str], int]] = {}
+    fields = []
     for s in sections:
         title = _field(s.title)
         body = _field(_COMMENT.sub(" ", s.body))
@@ -182,16 +189,24 @@ def document_terms(
         bodies.update(body[0])
         heading_length += title[1]
         body_length += body[1]
-        words, impacts = _impacts(
-            (title, _field(s.heading_path), doc_field, body), FIELD_WEIGHTS, B, AVG_FIELD_TERMS, K1
-        )
-        prior = content_prior(s.body) * (PAGE_TITLE_PRIOR if s.page_title else 1.0)
-        out.append((prior, words, impacts))
-    doc = _impacts(
+        path = paths.get(s.heading_path)
+        if path is None:  # siblings share their heading path: analysed once
+            path = paths[s.heading_path] = _field(s.heading_path)
+        fields.append((title, path, doc_field, body))
+    vocabulary, doc_impacts = _impacts(
         (doc_field, (headings, heading_length), (bodies, body_length)),
         DOC_FIELD_WEIGHTS,
         DOC_B,
         DOC_AVG_FIELD_TERMS,
         DOC_K1,
     )
-    return out, doc
+    index = {term: i for i, term in enumerate(vocabulary)}
+    out: list[SectionTerms] = []
+    for s, section_fields in zip(sections, fields, strict=True):
+        words, impacts = _impacts(section_fields, FIELD_WEIGHTS, B, AVG_FIELD_TERMS, K1)
+        local = array("I", [index[w] for w in words])
+        if sys.byteorder == "big":
+            local.byteswap()
+        prior = content_prior(s.body) * (PAGE_TITLE_PRIOR if s.page_title else 1.0)
+        out.append((prior, local.tobytes(), impacts))
+    return out, (vocabulary, doc_impacts)

@@ -2,16 +2,16 @@
 
 Tables (written in the same transaction as the documents they describe):
 
-* ``terms(id, repo_id, term, df)`` — per-repo vocabulary; ``df`` counts the sections holding
-  the term.
+* ``terms(id, repo_id, term)`` — per-repo vocabulary. A term's document frequency is not
+  stored: it is the number of its section postings (blob length / 5), read with them.
 * ``postings(id, term_id, sections, docs)`` — a term's **postings** in one or more
   *segments*: the ids of the sections (and documents) holding it, with one impact byte each
   (:func:`pack_postings`). A query reads a term's segments and scores every posting at once
   with numpy (order does not matter to a sum), so the work per term is a B-tree lookup plus a
   vectorised pass, and no posting is ever left unread (no cut-off, no approximate candidates).
-* ``section_terms(section_id, repo_id, prior, terms)`` — each section's own (term id, impact)
-  list as a packed sorted array (for pseudo-relevance feedback and for deletion) and its
-  prior (:mod:`docmunch.index.impacts`).
+* ``section_terms(section_id, repo_id, prior, terms)`` — each section's own term ids and
+  impacts in the postings blob format (for pseudo-relevance feedback and for deletion) and
+  its prior (:mod:`docmunch.index.impacts`).
 * ``repo_stats(repo_id, sections)`` — section count per repo (the N of IDF).
 
 A section's posting impact already includes its prior (``impact × prior``, rounded): the
@@ -29,8 +29,6 @@ of the segments of the terms the deleted sections list.
 from __future__ import annotations
 
 import sqlite3
-import sys
-from array import array
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 
@@ -117,10 +115,13 @@ class TermWriter:
         self.conn = conn
         self._cache = cache if cache is not None else TermCache()
         self._checked: set[int] = set()
-        self._sections: tuple[list[int], list[int], list[bytes]] = ([], [], [])
-        """Queued section postings: term ids, section ids, impact bytes (prior applied)."""
-        self._docs: tuple[list[int], list[int], list[bytes]] = ([], [], [])
-        """Queued document postings: term ids, document ids, impact bytes."""
+        self._sections: list[tuple[npt.NDArray[np.int64], int]] = []
+        """Queued section postings: (term ids, section id) per section."""
+        self._section_impacts: list[bytes] = []
+        """Their impact bytes (prior applied), same order."""
+        self._docs: list[tuple[npt.NDArray[np.int64], int]] = []
+        """Queued document postings: (term ids, document id) per document."""
+        self._doc_impacts: list[bytes] = []
         self._forward: list[tuple[int, int, float, bytes]] = []
         self._counts: Counter[int] = Counter()
 
@@ -133,7 +134,7 @@ class TermWriter:
         for start in range(0, len(wanted), _CHUNK):
             chunk = wanted[start : start + _CHUNK]
             self.conn.executemany(
-                "INSERT OR IGNORE INTO terms(repo_id, term, df) VALUES (?, ?, 0)",
+                "INSERT OR IGNORE INTO terms(repo_id, term) VALUES (?, ?)",
                 ((repo_id, w) for w in chunk),
             )
             marks = ",".join("?" * len(chunk))
@@ -149,44 +150,42 @@ class TermWriter:
         doc_id: int,
         first_rowid: int,
         rows: Sequence[SectionTerms],
-        doc_items: DocumentTerms,
+        doc: DocumentTerms,
+        *,
+        doc_postings: bool = True,
     ) -> None:
-        """Queue the term rows of one document (its sections have ids ``first_rowid …``)."""
-        words = [t for _, section_words, _ in rows for t in section_words]
-        words.extend(doc_items[0])
-        ids = self._term_ids(repo_id, words)
-        tids, sids, impacts = self._sections
-        for offset, (prior, section_words, section_impacts) in enumerate(rows):
+        """Queue the term rows of one document (its sections have ids ``first_rowid …``).
+
+        Args:
+            rows: per section, prior, indices into ``doc``'s vocabulary and impacts.
+            doc: the document's vocabulary and document-level impacts.
+            doc_postings: also queue the document's own postings (once per document).
+        """
+        vocabulary, doc_impacts = doc
+        ids = self._term_ids(repo_id, vocabulary)
+        vocab_ids = np.fromiter((ids[t] for t in vocabulary), dtype=np.int64, count=len(vocabulary))
+        for offset, (prior, local, impacts) in enumerate(rows):
             sid = first_rowid + offset
-            term_ids = [ids[t] for t in section_words]
-            tids.extend(term_ids)
-            sids.extend([sid] * len(term_ids))
+            term_ids = vocab_ids[np.frombuffer(local, _ID)]
+            self._sections.append((term_ids, sid))
             if prior == 1.0:
-                impacts.append(section_impacts)
+                self._section_impacts.append(impacts)
             else:
-                impacts.append(bytes([max(1, int(x * prior + 0.5)) for x in section_impacts]))
-            self._forward.append((sid, repo_id, prior, _pack_ids(term_ids) + section_impacts))
-        doc_words, doc_impacts = doc_items
-        doc_tids, doc_ids, doc_impact_parts = self._docs
-        doc_tids.extend(ids[t] for t in doc_words)
-        doc_ids.extend([doc_id] * len(doc_words))
-        doc_impact_parts.append(doc_impacts)
+                self._section_impacts.append(bytes([max(1, int(x * prior + 0.5)) for x in impacts]))
+            self._forward.append((sid, repo_id, prior, term_ids.astype(_ID).tobytes() + impacts))
+        if doc_postings and vocabulary:
+            self._docs.append((vocab_ids, doc_id))
+            self._doc_impacts.append(doc_impacts)
         self._counts[repo_id] += len(rows)
 
     def flush(self) -> None:
         """Write everything queued (inside the caller's transaction)."""
         conn = self.conn
-        sections = _grouped(*self._sections)
-        docs = _grouped(*self._docs)
+        sections = _grouped(self._sections, self._section_impacts)
+        docs = _grouped(self._docs, self._doc_impacts)
         rows = [(tid, blob, docs.pop(tid, b"")) for tid, blob in sections.items()]
         rows.extend((tid, b"", blob) for tid, blob in docs.items())
         conn.executemany("INSERT INTO postings(term_id, sections, docs) VALUES (?, ?, ?)", rows)
-        if self._sections[0]:
-            touched, counts = np.unique(np.asarray(self._sections[0], dtype=np.int64), return_counts=True)
-            conn.executemany(
-                "UPDATE terms SET df = df + ? WHERE id = ?",
-                zip(counts.tolist(), touched.tolist(), strict=True),
-            )
         conn.executemany(
             "INSERT INTO section_terms(section_id, repo_id, prior, terms) VALUES (?, ?, ?, ?)", self._forward
         )
@@ -196,31 +195,25 @@ class TermWriter:
             self._counts.items(),
         )
         _compact_terms(conn, _crowded(conn, [row[0] for row in rows]))
-        for queue in (*self._sections, *self._docs):
+        for queue in (self._sections, self._section_impacts, self._docs, self._doc_impacts, self._forward):
             queue.clear()
-        self._forward.clear()
         self._counts.clear()
 
 
-def _pack_ids(ids: list[int]) -> bytes:
-    """Little-endian uint32 bytes of ``ids``."""
-    packed = array("I", ids)
-    if sys.byteorder == "big":
-        packed.byteswap()
-    return packed.tobytes()
-
-
-def _grouped(tids: list[int], ids: list[int], impacts: list[bytes]) -> dict[int, bytes]:
-    """``{term id: postings blob}`` of queued postings (one numpy sort for the whole batch)."""
-    if not tids:
+def _grouped(parts: list[tuple[npt.NDArray[np.int64], int]], impacts: list[bytes]) -> dict[int, bytes]:
+    """``{term id: postings blob}`` of queued postings ``[(term ids, section or document id)]``
+    with their impact bytes (one numpy sort for the whole batch)."""
+    if not parts:
         return {}
-    terms = np.asarray(tids, dtype=np.int64)
+    terms = np.concatenate([p[0] for p in parts])
+    owners = np.repeat(
+        np.asarray([p[1] for p in parts], dtype=np.int64), [p[0].size for p in parts]
+    )
+    if owners.size and int(owners.max()) > MAX_POSTING_ID:
+        raise OverflowError("section or document id beyond the term index's 32-bit range")
     order = np.argsort(terms, kind="stable")
     terms = terms[order]
-    id_array = np.asarray(ids, dtype=np.int64)[order]
-    if int(id_array.max()) > MAX_POSTING_ID:
-        raise OverflowError("section or document id beyond the term index's 32-bit range")
-    id_bytes = id_array.astype(_ID).tobytes()
+    id_bytes = owners[order].astype(_ID).tobytes()
     impact_bytes = np.frombuffer(b"".join(impacts), dtype=_IMPACT)[order].tobytes()
     bounds = [0, *(np.flatnonzero(terms[1:] != terms[:-1]) + 1).tolist(), terms.size]
     starts = terms[bounds[:-1]].tolist()
@@ -344,7 +337,6 @@ def delete_section_terms(
                 empty.append((rowid,))
     conn.executemany("UPDATE postings SET sections = ?, docs = ? WHERE id = ?", updates)
     conn.executemany("DELETE FROM postings WHERE id = ?", empty)
-    conn.executemany("UPDATE terms SET df = df - ? WHERE id = ?", ((n, tid) for tid, n in df.items()))
     conn.executemany(
         "UPDATE repo_stats SET sections = sections - ? WHERE repo_id = ?",
         ((n, repo_id) for repo_id, n in per_repo.items()),

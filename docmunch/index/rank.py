@@ -178,14 +178,14 @@ class Ranker:
         marks = ",".join("?" * len(words))
         repos = ",".join("?" * len(self.repo_ids))
         rows = self.conn.execute(
-            f"SELECT id, repo_id, term, df FROM terms WHERE repo_id IN ({repos}) "
-            f"AND term IN ({marks}) AND df > 0",
+            f"SELECT id, repo_id, term FROM terms WHERE repo_id IN ({repos}) AND term IN ({marks})",
             (*self.repo_ids, *words),
         ).fetchall()
         blobs = read_postings(self.conn, [row[0] for row in rows])
-        for tid, repo_id, term, df in rows:
+        for tid, repo_id, term in rows:
             sections, docs = blobs.get(tid, (b"", b""))
-            found.setdefault(term, []).append((tid, repo_id, df, sections, docs))
+            if sections:  # df = the number of section postings
+                found.setdefault(term, []).append((tid, repo_id, len(sections) // 5, sections, docs))
         return found
 
     def _resolve(self, weights: dict[str, float]) -> None:
@@ -291,9 +291,16 @@ class Ranker:
         ids = sorted(mass, key=lambda tid: -mass[tid])[:FEEDBACK_POOL]
         for start in range(0, len(ids), 500):
             chunk = ids[start : start + 500]
-            for tid, term, df in self.conn.execute(
-                f"SELECT id, term, df FROM terms WHERE id IN ({','.join('?' * len(chunk))})", chunk
-            ):
+            marks = ",".join("?" * len(chunk))
+            sizes = dict(
+                self.conn.execute(
+                    f"SELECT term_id, sum(length(sections)) / 5 FROM postings WHERE term_id IN ({marks}) "
+                    "GROUP BY term_id",
+                    chunk,
+                ).fetchall()
+            )
+            for tid, term in self.conn.execute(f"SELECT id, term FROM terms WHERE id IN ({marks})", chunk):
+                df = int(sizes.get(tid) or 0)
                 if df < 2 or term.startswith(CHAR_PREFIX):
                     continue
                 n = max(int(self.sizes.get(repo_of[tid], 0)), df)
@@ -303,12 +310,12 @@ class Ranker:
             return False
         top = scored[best[0]][0]
         marks = ",".join("?" * len(best))
-        rows = self.conn.execute(
-            f"SELECT id, repo_id, term, df FROM terms WHERE id IN ({marks})", best
-        ).fetchall()
+        rows = self.conn.execute(f"SELECT id, repo_id, term FROM terms WHERE id IN ({marks})", best)
+        rows = rows.fetchall()
         blobs = read_postings(self.conn, best)
-        for tid, repo_id, term, df in rows:
+        for tid, repo_id, term in rows:
             sections, docs = blobs.get(tid, (b"", b""))
+            df = len(sections) // 5
             weight = FEEDBACK_WEIGHT * scored[tid][0] / top
             self._add(tid, repo_id, term, df, weight, (sections, docs), feedback=True)
         return bool(rows)

@@ -79,7 +79,7 @@ def rebuild_term_index(conn: sqlite3.Connection, raw: RawCache) -> RebuildReport
             # Section rowids of one document are consecutive when written by the store; an
             # index that was edited otherwise gets its terms section by section.
             for row, terms in zip(rows, derived.terms, strict=True):
-                writer.add(repo_id, doc_id, int(row[0]), [terms], ([], b""))
+                writer.add(repo_id, doc_id, int(row[0]), [terms], derived.doc_terms, doc_postings=False)
             writer.add(repo_id, doc_id, first, [], derived.doc_terms)
         else:
             writer.add(repo_id, doc_id, first, derived.terms, derived.doc_terms)

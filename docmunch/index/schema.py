@@ -39,7 +39,7 @@ from pathlib import Path
 from docmunch.errors import IndexStoreError, SchemaVersionError
 from docmunch.index.versions import split_name
 
-__all__ = ["BUSY_TIMEOUT_MS", "CACHE_KIB", "SCHEMA_VERSION", "connect", "ensure_schema"]
+__all__ = ["BUSY_TIMEOUT_MS", "CACHE_KIB", "MIGRATABLE_SCHEMAS", "SCHEMA_VERSION", "connect", "ensure_schema"]
 
 SCHEMA_VERSION = 3
 """Bumped whenever the tables below change incompatibly (stored in ``PRAGMA user_version``)."""
@@ -126,7 +126,6 @@ CREATE TABLE terms (
     id       INTEGER PRIMARY KEY,
     repo_id  INTEGER NOT NULL,
     term     TEXT NOT NULL,
-    df       INTEGER NOT NULL,
     UNIQUE (repo_id, term)
 );
 CREATE TABLE postings (
@@ -302,6 +301,9 @@ def _migrate(conn: sqlite3.Connection, db_path: Path, version: int, rebuild: Reb
 _MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _migrate_1_to_2, 2: _drop_term_index}
 """Schema version → its own step towards :data:`SCHEMA_VERSION` (then the term index is
 created and rebuilt; all in one transaction)."""
+
+MIGRATABLE_SCHEMAS = frozenset(_MIGRATIONS)
+"""Older schemas an index is upgraded from in place (the rest are refused)."""
 
 _CHANGES = {
     1: " (versioned repos, question search)",

@@ -33,11 +33,11 @@ from docmunch.index.store import Store
 
 __all__ = [
     "CANDIDATES",
-    "TITLED_CANDIDATES",
     "EXACT_TITLE_BOOST",
     "IDENTIFIER_BOOST",
     "IDENTIFIER_CHECKS",
     "RANKINGS",
+    "TITLED_CANDIDATES",
     "identifiers",
     "search",
 ]

@@ -38,7 +38,7 @@ def _to_schema_2(db: Path) -> None:
     for table in ("terms", "postings", "section_terms", "repo_stats"):
         conn.execute(f"DROP TABLE {table}")
     conn.executescript(_SCHEMA_2_TERMS)
-    conn.execute("INSERT INTO terms(repo_id, term, df) VALUES (1, 'stale', 1)")
+    conn.execute("INSERT INTO terms(repo_id, term, df) VALUES (1, 'stale', 1)")  # schema 2 had df
     conn.execute("PRAGMA user_version = 2")
     conn.commit()
     conn.close()
@@ -46,12 +46,13 @@ def _to_schema_2(db: Path) -> None:
 
 def _postings(db: Path) -> dict[tuple[int, str], tuple[int, list[int], list[int]]]:
     conn = sqlite3.connect(db)
-    terms = conn.execute("SELECT id, repo_id, term, df FROM terms WHERE df > 0").fetchall()
+    terms = conn.execute("SELECT id, repo_id, term FROM terms").fetchall()
     blobs = read_postings(conn, [t[0] for t in terms])
     out = {}
-    for tid, repo_id, term, df in terms:
-        sections, docs = (unpack_postings(b)[0].tolist() for b in blobs[tid])
-        out[(repo_id, term)] = (df, sections, docs)
+    for tid, repo_id, term in terms:
+        if tid in blobs:
+            sections, docs = (unpack_postings(b)[0].tolist() for b in blobs[tid])
+            out[(repo_id, term)] = (len(sections), sections, docs)
     segments = conn.execute("SELECT count(*), count(DISTINCT term_id) FROM postings").fetchone()
     conn.close()
     assert segments[0] == segments[1]  # compacted: one segment per term after a run
