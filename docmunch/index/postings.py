@@ -203,9 +203,9 @@ class TermWriter:
 def _grouped(parts: list[tuple[npt.NDArray[np.int64], int]], impacts: list[bytes]) -> dict[int, bytes]:
     """``{term id: postings blob}`` of queued postings ``[(term ids, section or document id)]``
     with their impact bytes (one numpy sort for the whole batch)."""
-    if not parts:
+    terms = np.concatenate([p[0] for p in parts]) if parts else np.empty(0, np.int64)
+    if not terms.size:  # nothing but sections without a searchable word
         return {}
-    terms = np.concatenate([p[0] for p in parts])
     owners = np.repeat(
         np.asarray([p[1] for p in parts], dtype=np.int64), [p[0].size for p in parts]
     )

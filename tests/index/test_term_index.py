@@ -151,3 +151,19 @@ def test_two_writers_keep_every_term(tmp_path: Path) -> None:
         assert len(b.search(f"{prefix}topic", repo="r", limit=50)) == 12
     a.close()
     b.close()
+
+
+def test_documents_without_a_searchable_word(tmp_path: Path) -> None:
+    """Sections made only of stop words or punctuation index (no postings) and stay listed."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nIt is what it is.\n")
+    (docs / "b.md").write_text("# Widgets\n\nWidgets are small.\n")
+    with Index.open(tmp_path / "home") as index:
+        report = index.index_path(docs, repo="r")
+        assert report.errors == () and report.docs_indexed == 2
+        assert [h.doc_path for h in index.search("widgets", repo="r")] == ["b.md"]
+        assert index.search("what is it", repo="r") == []
+        assert [s.title for s in index.toc("r", "a.md")] == ["A"]
+        (docs / "a.md").unlink()
+        assert index.index_path(docs, repo="r").docs_removed == 1
