@@ -25,6 +25,7 @@ alike, so a query term matches exactly the terms indexed for the same surface te
 from __future__ import annotations
 
 import re
+from collections import Counter
 from functools import lru_cache
 
 import rjieba
@@ -32,7 +33,17 @@ import Stemmer
 
 from docmunch.index.stopwords import CHINESE, ENGLISH
 
-__all__ = ["CHAR_PREFIX", "MAX_TERM_CHARS", "cjk_words", "is_cjk", "stem", "terms"]
+__all__ = [
+    "CHAR_PREFIX",
+    "MAX_TERM_CHARS",
+    "WORD_PATTERN",
+    "cjk_words",
+    "is_cjk",
+    "stem",
+    "term_counts",
+    "terms",
+    "word_terms",
+]
 
 MAX_TERM_CHARS = 64
 """Longer words and identifiers (hashes, base64, minified code) are not indexed (characters)."""
@@ -42,6 +53,8 @@ CHAR_PREFIX = "\x01"
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _WORD = re.compile(rf"[^\W_{_CJK}]+(?:(?:::|[-_./])[^\W_{_CJK}]+)*")
+WORD_PATTERN = _WORD
+"""A non-CJK word run, possibly an identifier with connectors (what :func:`word_terms` takes)."""
 _CJK_SPLIT = re.compile(f"([{_CJK}]+)")
 _PART = re.compile(rf"[^\W_{_CJK}]+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
@@ -66,8 +79,8 @@ def stem(word: str) -> str:
 
 
 @lru_cache(maxsize=50_000)
-def _word_terms(word: str) -> tuple[str, ...]:
-    """Terms of one non-CJK word run (possibly an identifier with connectors)."""
+def word_terms(word: str) -> tuple[str, ...]:
+    """Terms of one non-CJK word run (possibly an identifier with connectors), in order."""
     out: list[str] = []
     parts = _PART.findall(word)
     if len(parts) > 1 and len(word) <= MAX_TERM_CHARS:
@@ -92,6 +105,18 @@ def cjk_words(run: str, *, query: bool = False) -> list[str]:
     return [w for w in words if w not in CHINESE]
 
 
+def term_counts(text: str) -> Counter[str]:
+    """``Counter(terms(text))``, counting words before analysing them (each distinct word once)."""
+    if _CJK_RUN.search(text) is not None:
+        return Counter(terms(text))
+    counts: dict[str, int] = {}
+    get = counts.get
+    for word, n in Counter(_WORD.findall(text)).items():
+        for term in word_terms(word):
+            counts[term] = get(term, 0) + n
+    return Counter(counts)
+
+
 def terms(text: str, *, query: bool = False) -> list[str]:
     """Index terms of ``text`` in text order (repeated terms repeated).
 
@@ -101,7 +126,6 @@ def terms(text: str, *, query: bool = False) -> list[str]:
             as indexed text.
     """
     out: list[str] = []
-    word_terms = _word_terms
     if _CJK_RUN.search(text) is None:
         for word in _WORD.findall(text):
             out.extend(word_terms(word))

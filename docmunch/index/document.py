@@ -13,16 +13,23 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from docmunch.errors import IndexStoreError
 from docmunch.formats.base import Rendition
-from docmunch.index.postings import SectionTerms, section_terms
+from docmunch.index.impacts import DocumentTerms, SectionTerms, SectionText, document_terms
 from docmunch.index.rawcache import RawCache
 from docmunch.index.text import fts_text
 from docmunch.section import ParsedDocument, Section, split_at_headings, split_markdown, split_text
 
-__all__ = ["PreparedDoc", "parse_rendition", "prepare_document", "section_rows"]
+__all__ = [
+    "PreparedDoc",
+    "SectionRows",
+    "document_text",
+    "parse_rendition",
+    "prepare_document",
+    "section_rows",
+]
 
 
 def parse_rendition(rendition: Rendition, *, repo: str, doc_path: str) -> ParsedDocument:
@@ -52,7 +59,9 @@ class PreparedDoc:
     fts_rows: list[tuple[str, str, str, str]]
     block_rows: list[tuple[Any, ...]]
     term_rows: list[SectionTerms]
-    """Per section (same order as ``section_rows``): content prior and (term, impact) list."""
+    """Per section (same order as ``section_rows``): prior and (term, impact) list."""
+    doc_terms: DocumentTerms
+    """The document's own (term, impact) list (document-level evidence of question search)."""
     pending: Path | None
     """Raw cache file written without fsync (synced by :meth:`Store.commit_documents`)."""
     data: bytes = b""
@@ -82,9 +91,7 @@ def prepare_document(
         for s in parsed.sections
     ]
     title = rendition.title or parsed.title or doc_path.rsplit("/", 1)[-1]
-    rows, fts_rows, term_rows = section_rows(
-        data, parsed.sections, locators, document=document_text(title, doc_path)
-    )
+    derived = section_rows(data, parsed.sections, locators, title=title, doc_path=doc_path)
     block_rows = [
         (i, b.md_start, b.md_end, b.kind, b.text, json.dumps(list(b.positions), ensure_ascii=False))
         for i, b in enumerate(rendition.blocks)
@@ -102,10 +109,11 @@ def prepare_document(
             json.dumps(rendition.meta, ensure_ascii=False, default=str),
         ),
         raw_hash=raw_hash,
-        section_rows=rows,
-        fts_rows=fts_rows,
+        section_rows=derived.rows,
+        fts_rows=derived.fts,
         block_rows=block_rows,
-        term_rows=term_rows,
+        term_rows=derived.terms,
+        doc_terms=derived.doc_terms,
         pending=None if sync else pending,
         data=data,
     )
@@ -117,25 +125,40 @@ def document_text(title: str, doc_path: str) -> str:
     return f"{title} {stem.replace('/', ' ')}"
 
 
+class SectionRows(NamedTuple):
+    """Everything the store writes for one document's sections (see :func:`section_rows`)."""
+
+    rows: list[tuple[Any, ...]]
+    """``sections`` table rows without id, doc_id and ord."""
+    fts: list[tuple[str, str, str, str]]
+    """FTS table rows without rowid (title, heading path, summary, body)."""
+    terms: list[SectionTerms]
+    """Per section: prior and (term, impact) list."""
+    doc_terms: DocumentTerms
+    """The document's (term, impact) list."""
+
+
 def section_rows(
     data: bytes,
     sections: Sequence[Section],
     locators: Sequence[dict[str, Any] | None],
     *,
-    document: str,
-) -> tuple[list[tuple[Any, ...]], list[tuple[str, str, str, str]], list[SectionTerms]]:
-    """Rows for the ``sections`` table (without id/doc_id/ord), the FTS table (without rowid)
-    and the term index.
+    title: str,
+    doc_path: str,
+) -> SectionRows:
+    """Rows for the ``sections`` table, the FTS table and the term index of one document.
 
     The one place the search data of a section is derived (``title_fold``, heading path, FTS
-    text, weighted terms): the indexer calls it for every new document and a pack import for
-    every packed one, so a change to tokenisation reaches both.
+    text, weighted terms of the sections and of the document): the indexer calls it for every
+    new document, a pack import for every packed one and a schema migration for every stored
+    one, so a change to tokenisation or weighting reaches all three.
 
     Args:
         data: the stored document bytes.
         sections: its sections in document order.
         locators: each section's locator (``None`` for none), same order.
-        document: the document's title and path words (:func:`document_text`).
+        title: the document title.
+        doc_path: the document's path in its repo.
 
     Raises:
         IndexStoreError: a section's ``content_hash`` is not the sha256 of its byte range.
@@ -144,7 +167,7 @@ def section_rows(
     parents = {s.id: s.parent_id for s in sections}
     rows: list[tuple[Any, ...]] = []
     fts: list[tuple[str, str, str, str]] = []
-    term_rows: list[SectionTerms] = []
+    texts: list[SectionText] = []
     for s, locator in zip(sections, locators, strict=True):
         chain: list[str] = []
         parent = s.parent_id
@@ -176,5 +199,8 @@ def section_rows(
         body = data[s.byte_start : s.byte_end].decode("utf-8", errors="replace")
         fts.append((fts_text(s.title), fts_text(heading_path), fts_text(s.summary), fts_text(body)))
         own = body.split("\n", 1)[1] if s.level > 0 and "\n" in body else ("" if s.level > 0 else body)
-        term_rows.append(section_terms(s.title, heading_path, document, own))
-    return rows, fts, term_rows
+        texts.append(SectionText(s.title, heading_path, own, page_title=s.level <= 1 and s.title == title))
+    if not texts:
+        return SectionRows(rows, fts, [], ([], b""))
+    term_rows, doc_terms = document_terms(document_text(title, doc_path), texts)
+    return SectionRows(rows, fts, term_rows, doc_terms)

@@ -211,6 +211,8 @@ def index_path(
             store.delete_repo(name)  # nothing usable: do not leave an empty repo behind
         elif run.interrupted is not None and _repo_exists(store, name) and not store.source_hashes(name):
             store.delete_repo(name)  # an empty repo left by a killed run
+        elif indexed or removed:
+            store.compact_terms(name)  # one postings segment per term again
         sections = int(
             store.conn.execute(
                 "SELECT count(*) FROM sections s JOIN docs d ON d.id = s.doc_id "

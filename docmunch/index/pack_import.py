@@ -6,7 +6,7 @@ Everything is checked before anything is written, in this order:
    trailer (a truncated or extended file is refused), the trailer's sha256 of every byte
    before it (any changed byte is refused), then ``PRAGMA integrity_check``;
 2. the manifest: its sha256, the format name, :data:`~docmunch.index.pack.PACK_FORMAT` and
-   the index :data:`~docmunch.index.schema.SCHEMA_VERSION` (another one is
+   the index schema (one of :data:`READABLE_SCHEMAS`, another one is
    :class:`~docmunch.errors.PackSchemaError`);
 3. the rows (each document's inflated at most :data:`~docmunch.index.pack.MAX_ROWS_BYTES`):
    their canonical digest equals ``rows_sha256``, and the counts match;
@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from docmunch.errors import DocmunchError, PackCorrupt, PackError, PackSchemaError
-from docmunch.index.document import PreparedDoc, document_text, section_rows
+from docmunch.index.document import PreparedDoc, section_rows
 from docmunch.index.pack import (
     FORMAT_NAME,
     MAX_BLOB_BYTES,
@@ -53,7 +53,11 @@ from docmunch.index.store import Store
 from docmunch.index.versions import check_new_name
 from docmunch.section import Section
 
-__all__ = ["import_pack", "read_manifest"]
+__all__ = ["READABLE_SCHEMAS", "import_pack", "read_manifest"]
+
+READABLE_SCHEMAS = frozenset({2, SCHEMA_VERSION})
+"""Index schemas whose packed tables (docs, sections, blocks) this code reads: schema 3 only
+changed the term index, which packs do not carry (it is derived again on import)."""
 
 _HEADER = b"SQLite format 3\x00"
 
@@ -190,7 +194,7 @@ def read_manifest(conn: sqlite3.Connection, path: Path) -> dict[str, Any]:
         raise _corrupt(path, f"malformed manifest: {exc}") from None
     if kind != FORMAT_NAME:
         raise _corrupt(path, f"format {kind!r} is not {FORMAT_NAME!r}")
-    if pack_format != PACK_FORMAT or schema != SCHEMA_VERSION:
+    if pack_format != PACK_FORMAT or schema not in READABLE_SCHEMAS:
         raise PackSchemaError(
             f"{path} was written by docmunch {manifest.get('docmunch', '?')} (pack format {pack_format}, "
             f"index schema {schema}); this docmunch reads pack format {PACK_FORMAT}, schema "
@@ -295,15 +299,16 @@ def _doc(
             )
         )
         locators.append(json.loads(locator) if locator is not None else None)
-    rows, fts, terms = section_rows(data, sections, locators, document=document_text(title, doc_path))
+    derived = section_rows(data, sections, locators, title=title, doc_path=doc_path)
     return PreparedDoc(
         doc_path=doc_path,
         values=(title, source_kind, source_ref, source_hash, raw_hash, size, meta),
         raw_hash=raw_hash,
-        section_rows=rows,
-        fts_rows=fts,
+        section_rows=derived.rows,
+        fts_rows=derived.fts,
         block_rows=[tuple(b) for b in block_list],
-        term_rows=terms,
+        term_rows=derived.terms,
+        doc_terms=derived.doc_terms,
         pending=None,
         data=data,
     )

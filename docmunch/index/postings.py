@@ -1,120 +1,86 @@
-"""The term index behind question search: impact-ordered postings and per-section term lists.
+"""Storage of the term index: per-term postings as compact blobs, in segments.
 
-Index time (:func:`section_terms`, in the parser workers): every section is analysed
-(:mod:`docmunch.index.analyze`) in four fields — its title, its heading path (ancestor
-titles), its document (title and path) and its body — and each distinct term gets one
-**impact**: the BM25F term-frequency part (Robertson, Zaragoza & Taylor, "Simple BM25
-extension to multiple weighted fields", CIKM 2004)::
+Tables (written in the same transaction as the documents they describe):
 
-    tf~ = Σ_field  W[field] · tf[field] / (1 − B[field] + B[field] · len[field] / AVG[field])
-    impact = tf~ / (K1 + tf~)            (0 … 1, stored as 1 … IMPACT_LEVELS)
-
-Field lengths are normalised by fixed reference lengths (:data:`AVG_FIELD_TERMS`) instead of
-the collection averages, so an impact never changes after it is written (Anh & Moffat's
-impact-ordered indexes make the same trade). The query multiplies the impact by the term's
-IDF at search time (:mod:`docmunch.index.rank`).
-
-Storage (:class:`TermWriter`, :func:`delete_section_terms`, in the write transaction):
-
-* ``terms(id, repo_id, term, df)`` — per-repo vocabulary with document frequency (sections);
-* ``postings(term_id, impact, section_id)`` — primary key in that order, ``impact`` descending,
-  ``WITHOUT ROWID``: the best sections for a term are the first rows of its range, so a
-  query reads at most a fixed number of postings per term however common the term is;
-* ``section_terms(section_id, repo_id, prior, terms)`` — each section's own (term id, impact)
-  list as a packed array (for exact scoring of candidates and for deletion) and its
-  content prior (:func:`content_prior`);
+* ``terms(id, repo_id, term)`` — per-repo vocabulary. A term's document frequency is not
+  stored: it is the number of its section postings (blob length / 5), read with them.
+* ``postings(id, term_id, sections, docs)`` — a term's **postings** in one or more
+  *segments*: the ids of the sections (and documents) holding it, with one impact byte each
+  (:func:`pack_postings`). A query reads a term's segments and scores every posting at once
+  with numpy (order does not matter to a sum), so the work per term is a B-tree lookup plus a
+  vectorised pass, and no posting is ever left unread (no cut-off, no approximate candidates).
+* ``section_terms(section_id, repo_id, prior, terms)`` — each section's own term ids and
+  impacts in the postings blob format (for pseudo-relevance feedback and for deletion) and
+  its prior (:mod:`docmunch.index.impacts`).
 * ``repo_stats(repo_id, sections)`` — section count per repo (the N of IDF).
+
+A section's posting impact already includes its prior (``impact × prior``, rounded): the
+query's ``Σ weight · impact`` is then the prior-weighted score without a per-section lookup.
+
+Writing (:class:`TermWriter`): a batch's postings are grouped by term with one numpy sort
+and appended as one new segment per touched term (plain inserts, nothing read back), like
+the segments of a Lucene index; :func:`compact` merges a term's segments into one — for the
+terms reaching :data:`MAX_SEGMENTS` as part of a flush, and for a whole repo at the end of
+an indexing run. Rewriting every touched blob on every batch instead made indexing
+quadratic in the corpus size. Deleting (:func:`delete_section_terms`) filters the ids out
+of the segments of the terms the deleted sections list.
 """
 
 from __future__ import annotations
 
-import re
 import sqlite3
-from array import array
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 
-from docmunch.index.analyze import CHAR_PREFIX, terms
+import numpy as np
+import numpy.typing as npt
+
+from docmunch.index.impacts import DocumentTerms, SectionTerms
 
 __all__ = [
-    "AVG_FIELD_TERMS",
-    "FIELD_WEIGHTS",
-    "IMPACT_LEVELS",
-    "K1",
-    "MIN_CONTENT_WORDS",
-    "B",
-    "SectionTerms",
+    "MAX_POSTING_ID",
+    "MAX_SEGMENTS",
     "TermCache",
     "TermWriter",
-    "content_prior",
+    "compact",
     "delete_section_terms",
-    "section_terms",
+    "pack_postings",
+    "read_postings",
+    "unpack_postings",
 ]
 
-FIELD_WEIGHTS = (4.0, 2.0, 2.0, 1.0)
-"""BM25F weights of title, heading path, document (title + path), body. Dev set: title 4 vs 6
-vs 10 — 0.833 / 0.825 / 0.817 recall@10; document field 2 vs 1: +1 question (docs/search.md)."""
-B = (0.3, 0.3, 0.3, 0.75)
-"""BM25F length normalisation per field (short fields barely; body the usual 0.75)."""
-K1 = 1.2
-"""BM25 saturation (Robertson's usual 1.2; 0.8 and 2.5 both measured lower on the dev set)."""
-AVG_FIELD_TERMS = (4.0, 4.0, 12.0, 150.0)
-"""Reference field lengths in terms (≈ the corpora's averages: title 3–8, heading path 2–5,
-document 11–13, body 115–300)."""
-IMPACT_LEVELS = 255
-"""Impacts are stored as integers 1 … 255 (0 never occurs: a posting means the term occurs)."""
-MIN_CONTENT_WORDS = 8
-"""A section with fewer words of its own prose (links, comments, template shortcodes and the
-heading line removed) counts as non-content (empty "What's next" lists, shortcode-only
-headings) and gets :data:`NON_CONTENT_PRIOR`."""
-NON_CONTENT_PRIOR = 0.5
-"""Score multiplier of a non-content section (dev set: 0.825 → 0.817 recall without it, and
-shortcode headings ranked first on mixed queries)."""
+MAX_POSTING_ID = 2**32 - 1
+"""Section and document ids are stored as unsigned 32-bit integers."""
+MAX_SEGMENTS = 16
+"""A term's segments are merged when a flush brings them to this many (bounds the rows a
+query reads per term when no end-of-run compaction ran, e.g. one document at a time)."""
 
-_COMMENT = re.compile(r"<!--.*?-->", re.S)
-_SHORTCODE = re.compile(r"\{\{[<%].*?[%>]\}\}", re.S)
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_REF_LINK = re.compile(r"^\s*\[[^\]]+\]:\s*\S+.*$", re.M)
-_WORDS = re.compile(r"\w+")
+_ID = np.dtype("<u4")
+_IMPACT = np.dtype("u1")
+_CHUNK = 500
+"""Ids per ``IN (…)`` list (below SQLite's default limit of 999 variables)."""
 
-SectionTerms = tuple[float, list[tuple[str, int]]]
-"""``(prior, [(term, impact), …])`` of one section, terms distinct."""
+IdArray = npt.NDArray[np.uint32]
+ImpactArray = npt.NDArray[np.uint8]
 
 
-def content_prior(body: str) -> float:
-    """Score multiplier for a section body (heading line excluded): :data:`NON_CONTENT_PRIOR`
-    when it has fewer than :data:`MIN_CONTENT_WORDS` words outside comments, template
-    shortcodes and links, else 1.0."""
-    text = _COMMENT.sub(" ", body)
-    text = _SHORTCODE.sub(" ", text)
-    text = _REF_LINK.sub(" ", text)
-    text = _LINK.sub(" ", text)
-    for count, _ in enumerate(_WORDS.finditer(text), start=1):
-        if count >= MIN_CONTENT_WORDS:
-            return 1.0
-    return NON_CONTENT_PRIOR
+def pack_postings(ids: IdArray, impacts: ImpactArray) -> bytes:
+    """Blob of postings: the ids (little-endian uint32, ascending) then one impact byte each."""
+    return ids.astype(_ID, copy=False).tobytes() + impacts.astype(_IMPACT, copy=False).tobytes()
 
 
-def section_terms(title: str, heading_path: str, document: str, body: str) -> SectionTerms:
-    """Prior and (term, impact) list of one section.
+def unpack_postings(blob: bytes | None) -> tuple[IdArray, ImpactArray]:
+    """Ids and impacts of a postings blob (read-only views; empty for ``None``)."""
+    if not blob:
+        return np.empty(0, _ID), np.empty(0, _IMPACT)
+    n = len(blob) // 5
+    return np.frombuffer(blob, _ID, n), np.frombuffer(blob, _IMPACT, n, 4 * n)
 
-    Args:
-        title: the section title (plain text).
-        heading_path: ancestor titles joined by ``" > "``.
-        document: document title and doc_path.
-        body: the section text after its heading line (HTML comments are not indexed).
-    """
-    fields = (title, heading_path, document, _COMMENT.sub(" ", body))
-    counts = [Counter(terms(text)) for text in fields]
-    # Field length in words: character terms (CJK) repeat the words' text, so they do not count.
-    lengths = [sum(n for t, n in c.items() if not t.startswith(CHAR_PREFIX)) for c in counts]
-    norms = [FIELD_WEIGHTS[f] / (1 - B[f] + B[f] * lengths[f] / AVG_FIELD_TERMS[f]) for f in range(4)]
-    tf: dict[str, float] = {}
-    for f, counter in enumerate(counts):
-        for term, n in counter.items():
-            tf[term] = tf.get(term, 0.0) + n * norms[f]
-    out = [(term, max(1, round(IMPACT_LEVELS * t / (K1 + t)))) for term, t in tf.items()]
-    return content_prior(body), out
+
+def _without(blob: bytes | None, doomed: IdArray) -> bytes:
+    ids, impacts = unpack_postings(blob)
+    keep = ~np.isin(ids, doomed)
+    return pack_postings(ids[keep], impacts[keep])
 
 
 class TermCache:
@@ -138,25 +104,26 @@ class TermCache:
             del self.ids[repo_id]
 
     def clear(self) -> None:
-        """Forget everything (after deleting a repo)."""
+        """Forget everything (after deleting a repo or rolling back)."""
         self.ids.clear()
 
 
 class TermWriter:
-    """Buffers the term rows of one write transaction and writes them sorted in :meth:`flush`.
-
-    Sorting postings by primary key before inserting them and updating each term's ``df``
-    once per transaction (not once per document) is what keeps cold indexing fast.
-    """
+    """Queues the term rows of one write transaction and appends them as segments in :meth:`flush`."""
 
     def __init__(self, conn: sqlite3.Connection, cache: TermCache | None = None) -> None:
         self.conn = conn
         self._cache = cache if cache is not None else TermCache()
         self._checked: set[int] = set()
-        self._postings: list[tuple[int, int, int]] = []
+        self._sections: list[tuple[npt.NDArray[np.int64], int]] = []
+        """Queued section postings: (term ids, section id) per section."""
+        self._section_impacts: list[bytes] = []
+        """Their impact bytes (prior applied), same order."""
+        self._docs: list[tuple[npt.NDArray[np.int64], int]] = []
+        """Queued document postings: (term ids, document id) per document."""
+        self._doc_impacts: list[bytes] = []
         self._forward: list[tuple[int, int, float, bytes]] = []
-        self._df: Counter[int] = Counter()
-        self._sections: Counter[int] = Counter()
+        self._counts: Counter[int] = Counter()
 
     def _term_ids(self, repo_id: int, words: Iterable[str]) -> dict[str, int]:
         if repo_id not in self._checked:
@@ -164,10 +131,10 @@ class TermWriter:
             self._checked.add(repo_id)
         ids = self._cache.ids.setdefault(repo_id, {})
         wanted = [w for w in dict.fromkeys(words) if w not in ids]
-        for start in range(0, len(wanted), 500):
-            chunk = wanted[start : start + 500]
+        for start in range(0, len(wanted), _CHUNK):
+            chunk = wanted[start : start + _CHUNK]
             self.conn.executemany(
-                "INSERT OR IGNORE INTO terms(repo_id, term, df) VALUES (?, ?, 0)",
+                "INSERT OR IGNORE INTO terms(repo_id, term) VALUES (?, ?)",
                 ((repo_id, w) for w in chunk),
             )
             marks = ",".join("?" * len(chunk))
@@ -177,59 +144,199 @@ class TermWriter:
                 ids[term] = tid
         return ids
 
-    def add(self, repo_id: int, first_rowid: int, rows: Sequence[SectionTerms]) -> None:
-        """Queue the term rows of a document's sections (section ids ``first_rowid …``)."""
-        ids = self._term_ids(repo_id, (t for _, items in rows for t, _ in items))
-        for offset, (prior, items) in enumerate(rows):
+    def add(
+        self,
+        repo_id: int,
+        doc_id: int,
+        first_rowid: int,
+        rows: Sequence[SectionTerms],
+        doc: DocumentTerms,
+        *,
+        doc_postings: bool = True,
+    ) -> None:
+        """Queue the term rows of one document (its sections have ids ``first_rowid …``).
+
+        Args:
+            rows: per section, prior, indices into ``doc``'s vocabulary and impacts.
+            doc: the document's vocabulary and document-level impacts.
+            doc_postings: also queue the document's own postings (once per document).
+        """
+        vocabulary, doc_impacts = doc
+        ids = self._term_ids(repo_id, vocabulary)
+        vocab_ids = np.fromiter((ids[t] for t in vocabulary), dtype=np.int64, count=len(vocabulary))
+        for offset, (prior, local, impacts) in enumerate(rows):
             sid = first_rowid + offset
-            packed = sorted((ids[t] << 8) | impact for t, impact in items)
-            self._postings.extend((value >> 8, value & 0xFF, sid) for value in packed)
-            self._df.update(value >> 8 for value in packed)
-            self._forward.append((sid, repo_id, prior, array("Q", packed).tobytes()))
-        self._sections[repo_id] += len(rows)
+            term_ids = vocab_ids[np.frombuffer(local, _ID)]
+            self._sections.append((term_ids, sid))
+            if prior == 1.0:
+                self._section_impacts.append(impacts)
+            else:
+                self._section_impacts.append(bytes([max(1, int(x * prior + 0.5)) for x in impacts]))
+            self._forward.append((sid, repo_id, prior, term_ids.astype(_ID).tobytes() + impacts))
+        if doc_postings and vocabulary:
+            self._docs.append((vocab_ids, doc_id))
+            self._doc_impacts.append(doc_impacts)
+        self._counts[repo_id] += len(rows)
 
     def flush(self) -> None:
         """Write everything queued (inside the caller's transaction)."""
         conn = self.conn
-        self._postings.sort(key=lambda row: (row[0], -row[1], row[2]))
-        conn.executemany("INSERT INTO postings(term_id, impact, section_id) VALUES (?, ?, ?)", self._postings)
+        sections = _grouped(self._sections, self._section_impacts)
+        docs = _grouped(self._docs, self._doc_impacts)
+        rows = [(tid, blob, docs.pop(tid, b"")) for tid, blob in sections.items()]
+        rows.extend((tid, b"", blob) for tid, blob in docs.items())
+        conn.executemany("INSERT INTO postings(term_id, sections, docs) VALUES (?, ?, ?)", rows)
         conn.executemany(
             "INSERT INTO section_terms(section_id, repo_id, prior, terms) VALUES (?, ?, ?, ?)", self._forward
         )
         conn.executemany(
-            "UPDATE terms SET df = df + ? WHERE id = ?", sorted((n, t) for t, n in self._df.items())
-        )
-        conn.executemany(
             "INSERT INTO repo_stats(repo_id, sections) VALUES (?, ?) "
             "ON CONFLICT(repo_id) DO UPDATE SET sections = sections + excluded.sections",
-            self._sections.items(),
+            self._counts.items(),
         )
-        self._postings.clear()
-        self._forward.clear()
-        self._df.clear()
-        self._sections.clear()
+        _compact_terms(conn, _crowded(conn, [row[0] for row in rows]))
+        for queue in (self._sections, self._section_impacts, self._docs, self._doc_impacts, self._forward):
+            queue.clear()
+        self._counts.clear()
 
 
-def delete_section_terms(conn: sqlite3.Connection, section_ids: Sequence[int]) -> None:
-    """Remove the postings, term list and counts of these sections (same transaction)."""
+def _grouped(parts: list[tuple[npt.NDArray[np.int64], int]], impacts: list[bytes]) -> dict[int, bytes]:
+    """``{term id: postings blob}`` of queued postings ``[(term ids, section or document id)]``
+    with their impact bytes (one numpy sort for the whole batch)."""
+    terms = np.concatenate([p[0] for p in parts]) if parts else np.empty(0, np.int64)
+    if not terms.size:  # nothing but sections without a searchable word
+        return {}
+    owners = np.repeat(
+        np.asarray([p[1] for p in parts], dtype=np.int64), [p[0].size for p in parts]
+    )
+    if owners.size and int(owners.max()) > MAX_POSTING_ID:
+        raise OverflowError("section or document id beyond the term index's 32-bit range")
+    order = np.argsort(terms, kind="stable")
+    terms = terms[order]
+    id_bytes = owners[order].astype(_ID).tobytes()
+    impact_bytes = np.frombuffer(b"".join(impacts), dtype=_IMPACT)[order].tobytes()
+    bounds = [0, *(np.flatnonzero(terms[1:] != terms[:-1]) + 1).tolist(), terms.size]
+    starts = terms[bounds[:-1]].tolist()
+    out: dict[int, bytes] = {}
+    for tid, lo, hi in zip(starts, bounds, bounds[1:], strict=False):
+        out[tid] = id_bytes[4 * lo : 4 * hi] + impact_bytes[lo:hi]
+    return out
+
+
+def _crowded(conn: sqlite3.Connection, term_ids: Sequence[int]) -> list[int]:
+    """Those of ``term_ids`` that have reached :data:`MAX_SEGMENTS` segments."""
+    out: list[int] = []
+    for start in range(0, len(term_ids), _CHUNK):
+        chunk = list(term_ids[start : start + _CHUNK])
+        marks = ",".join("?" * len(chunk))
+        out.extend(
+            row[0]
+            for row in conn.execute(
+                f"SELECT term_id FROM postings WHERE term_id IN ({marks}) GROUP BY term_id "
+                f"HAVING count(*) >= {MAX_SEGMENTS}",
+                chunk,
+            )
+        )
+    return out
+
+
+def _compact_terms(conn: sqlite3.Connection, term_ids: Sequence[int]) -> None:
+    """Merge the segments of each of ``term_ids`` into one (inside the caller's transaction)."""
+    for start in range(0, len(term_ids), _CHUNK):
+        chunk = list(term_ids[start : start + _CHUNK])
+        marks = ",".join("?" * len(chunk))
+        parts: defaultdict[int, list[tuple[bytes, bytes]]] = defaultdict(list)
+        for tid, sections, docs in conn.execute(
+            f"SELECT term_id, sections, docs FROM postings WHERE term_id IN ({marks}) ORDER BY id", chunk
+        ):
+            parts[tid].append((sections or b"", docs or b""))
+        conn.execute(f"DELETE FROM postings WHERE term_id IN ({marks})", chunk)
+        conn.executemany(
+            "INSERT INTO postings(term_id, sections, docs) VALUES (?, ?, ?)",
+            (
+                (tid, _concat([p[0] for p in segs]), _concat([p[1] for p in segs]))
+                for tid, segs in parts.items()
+            ),
+        )
+
+
+def _concat(blobs: list[bytes]) -> bytes:
+    """One postings blob holding the postings of several."""
+    if len(blobs) == 1:
+        return blobs[0]
+    ids = b"".join(blob[: 4 * (len(blob) // 5)] for blob in blobs)
+    impacts = b"".join(blob[4 * (len(blob) // 5) :] for blob in blobs)
+    return ids + impacts
+
+
+def compact(conn: sqlite3.Connection, repo_id: int) -> int:
+    """Merge every term of a repo whose postings are in several segments; returns how many."""
+    crowded = [
+        row[0]
+        for row in conn.execute(
+            "SELECT p.term_id FROM postings p JOIN terms t ON t.id = p.term_id WHERE t.repo_id = ? "
+            "GROUP BY p.term_id HAVING count(*) > 1",
+            (repo_id,),
+        )
+    ]
+    _compact_terms(conn, crowded)
+    return len(crowded)
+
+
+def read_postings(conn: sqlite3.Connection, term_ids: Sequence[int]) -> dict[int, tuple[bytes, bytes]]:
+    """``{term id: (sections blob, docs blob)}`` with every segment of each term concatenated."""
+    parts: defaultdict[int, list[tuple[bytes, bytes]]] = defaultdict(list)
+    for start in range(0, len(term_ids), _CHUNK):
+        chunk = list(term_ids[start : start + _CHUNK])
+        marks = ",".join("?" * len(chunk))
+        for tid, sections, docs in conn.execute(
+            f"SELECT term_id, sections, docs FROM postings WHERE term_id IN ({marks})", chunk
+        ):
+            parts[tid].append((sections or b"", docs or b""))
+    return {
+        tid: (_concat([p[0] for p in segs]), _concat([p[1] for p in segs])) for tid, segs in parts.items()
+    }
+
+
+def delete_section_terms(
+    conn: sqlite3.Connection, section_ids: Sequence[int], doc_ids: Sequence[int]
+) -> None:
+    """Remove these sections (and documents) from the term index (same transaction).
+
+    ``doc_ids`` are the documents whose sections are all in ``section_ids``; their terms are
+    the union of those sections' terms.
+    """
     df: Counter[int] = Counter()
     per_repo: Counter[int] = Counter()
-    doomed: list[tuple[int, int, int]] = []
-    for start in range(0, len(section_ids), 500):
-        chunk = list(section_ids[start : start + 500])
+    for start in range(0, len(section_ids), _CHUNK):
+        chunk = list(section_ids[start : start + _CHUNK])
         marks = ",".join("?" * len(chunk))
-        for sid, repo_id, blob in conn.execute(
-            f"SELECT section_id, repo_id, terms FROM section_terms WHERE section_id IN ({marks})", chunk
+        for repo_id, blob in conn.execute(
+            f"SELECT repo_id, terms FROM section_terms WHERE section_id IN ({marks})", chunk
         ):
-            packed = array("Q")
-            packed.frombytes(blob)
             per_repo[repo_id] += 1
-            for value in packed:
-                doomed.append((value >> 8, value & 0xFF, sid))
-                df[value >> 8] += 1
+            df.update(unpack_postings(blob)[0].tolist())
         conn.execute(f"DELETE FROM section_terms WHERE section_id IN ({marks})", chunk)
-    conn.executemany("DELETE FROM postings WHERE term_id = ? AND impact = ? AND section_id = ?", doomed)
-    conn.executemany("UPDATE terms SET df = df - ? WHERE id = ?", ((n, tid) for tid, n in df.items()))
+    if not df:
+        return
+    doomed_sections = np.asarray(sorted(section_ids), dtype=_ID)
+    doomed_docs = np.asarray(sorted(doc_ids), dtype=_ID)
+    touched = sorted(df)
+    updates: list[tuple[bytes, bytes, int]] = []
+    empty: list[tuple[int]] = []
+    for start in range(0, len(touched), _CHUNK):
+        chunk = touched[start : start + _CHUNK]
+        marks = ",".join("?" * len(chunk))
+        for rowid, sections, docs in conn.execute(
+            f"SELECT id, sections, docs FROM postings WHERE term_id IN ({marks})", chunk
+        ):
+            kept = (_without(sections, doomed_sections), _without(docs, doomed_docs))
+            if kept[0] or kept[1]:
+                updates.append((*kept, rowid))
+            else:
+                empty.append((rowid,))
+    conn.executemany("UPDATE postings SET sections = ?, docs = ? WHERE id = ?", updates)
+    conn.executemany("DELETE FROM postings WHERE id = ?", empty)
     conn.executemany(
         "UPDATE repo_stats SET sections = sections - ? WHERE repo_id = ?",
         ((n, repo_id) for repo_id, n in per_repo.items()),

@@ -17,27 +17,36 @@ FTS5 term intersection instead of a join over every match.
 Schema history (``PRAGMA user_version``): 1 — the first release; 2 — versioned doc sets
 (:mod:`docmunch.index.versions`: ``repos`` gains ``base``, ``version``, ``ref``,
 ``commit_sha`` and ``pinned``) and the term index of question search (``terms``,
-``postings``, ``section_terms``, ``repo_stats``).
+``postings``, ``section_terms``, ``repo_stats``); 3 — the term index keeps each term's
+postings as blobs in segments (``postings(id, term_id, sections, docs)``, sections and
+documents, :mod:`docmunch.index.postings`) instead of one row per posting, with
+document-level impacts and new section priors.
+
+Older indexes are migrated in place, in one transaction, with a line on stderr: schema 1
+gains the version columns, and for schemas 1 and 2 the term index is rebuilt from the stored
+sections and raw bytes by the caller's ``rebuild`` step (:mod:`docmunch.index.rebuild`).
 """
 
 from __future__ import annotations
 
 import re
 import sqlite3
+import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 from docmunch.errors import IndexStoreError, SchemaVersionError
 from docmunch.index.versions import split_name
 
-__all__ = ["BUSY_TIMEOUT_MS", "CACHE_KIB", "SCHEMA_VERSION", "connect", "ensure_schema"]
+__all__ = ["BUSY_TIMEOUT_MS", "CACHE_KIB", "MIGRATABLE_SCHEMAS", "SCHEMA_VERSION", "connect", "ensure_schema"]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Bumped whenever the tables below change incompatibly (stored in ``PRAGMA user_version``)."""
 
 CACHE_KIB = 65_536
-"""SQLite page cache per connection (KiB; SQLite's default is 2,000): indexing inserts
-postings all over the term index, and a cache that holds it avoids re-reading pages."""
+"""SQLite page cache per connection (KiB; SQLite's default is 2,000): indexing rewrites the
+postings blobs of the terms a batch touches, and a cache that holds them avoids re-reading pages."""
 
 BUSY_TIMEOUT_MS = 30_000
 """How long a writer waits for another writer's transaction before giving up."""
@@ -106,34 +115,42 @@ CREATE TABLE counters (
     value  INTEGER NOT NULL
 );
 CREATE INDEX sections_title ON sections(title_fold);
+CREATE VIRTUAL TABLE sections_fts USING fts5(
+    title, heading_path, summary, body, scope,
+    tokenize = 'porter unicode61 remove_diacritics 2'
+);
+"""
+
+_TERM_DDL = """
 CREATE TABLE terms (
     id       INTEGER PRIMARY KEY,
     repo_id  INTEGER NOT NULL,
     term     TEXT NOT NULL,
-    df       INTEGER NOT NULL,
     UNIQUE (repo_id, term)
 );
 CREATE TABLE postings (
-    term_id     INTEGER NOT NULL,
-    impact      INTEGER NOT NULL,
-    section_id  INTEGER NOT NULL,
-    PRIMARY KEY (term_id, impact DESC, section_id)
-) WITHOUT ROWID;
+    id        INTEGER PRIMARY KEY,
+    term_id   INTEGER NOT NULL,
+    sections  BLOB NOT NULL,
+    docs      BLOB NOT NULL
+);
+CREATE INDEX postings_term ON postings(term_id);
 CREATE TABLE section_terms (
     section_id  INTEGER PRIMARY KEY,
     repo_id     INTEGER NOT NULL,
     prior       REAL NOT NULL,
     terms       BLOB NOT NULL
 );
+CREATE INDEX section_terms_repo ON section_terms(repo_id);
 CREATE TABLE repo_stats (
     repo_id   INTEGER PRIMARY KEY,
     sections  INTEGER NOT NULL
 );
-CREATE VIRTUAL TABLE sections_fts USING fts5(
-    title, heading_path, summary, body, scope,
-    tokenize = 'porter unicode61 remove_diacritics 2'
-);
 """
+"""The term index of question search (:mod:`docmunch.index.postings`)."""
+
+Rebuild = Callable[[sqlite3.Connection], str]
+"""Fills the empty term tables inside the migration's transaction; returns a short summary."""
 
 
 def connect(db_path: Path) -> sqlite3.Connection:
@@ -164,11 +181,17 @@ def connect(db_path: Path) -> sqlite3.Connection:
     return conn
 
 
-def ensure_schema(conn: sqlite3.Connection, db_path: Path) -> None:
-    """Create the tables in an empty database, or check the version of an existing one.
+def ensure_schema(conn: sqlite3.Connection, db_path: Path, *, rebuild: Rebuild | None = None) -> None:
+    """Create the tables in an empty database, migrate an older one, or refuse another version.
+
+    Args:
+        conn: the connection (autocommit mode).
+        db_path: the database file (for messages).
+        rebuild: fills the term index after a migration that (re)created it; without it an
+            index that needs one is refused like an unknown schema.
 
     Raises:
-        SchemaVersionError: the database was written by another schema version.
+        SchemaVersionError: the database was written by a schema this code cannot migrate.
         IndexStoreError: the file is not a SQLite database.
     """
     try:
@@ -180,14 +203,12 @@ def ensure_schema(conn: sqlite3.Connection, db_path: Path) -> None:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
             if version == 0 and tables == 0:
-                for statement in _DDL.split(";"):
-                    if statement.strip():
-                        conn.execute(statement)
+                _run(conn, _DDL + _TERM_DDL)
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
                 conn.execute("COMMIT")
                 return
-            if version in _MIGRATIONS:
-                _MIGRATIONS[version](conn)
+            if version in _MIGRATIONS and rebuild is not None:
+                _migrate(conn, db_path, version, rebuild)
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
                 conn.execute("COMMIT")
                 return
@@ -246,11 +267,49 @@ def _migrate_1_to_2(conn: sqlite3.Connection) -> None:
         )
 
 
-_MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {}
-"""Schema version → the step that brings it to :data:`SCHEMA_VERSION` (run in one transaction)."""
+def _drop_term_index(conn: sqlite3.Connection) -> None:
+    """Drop the term tables of schema 2 (rebuilt in the new layout); the step of schema 2 → 3."""
+    for table in ("postings", "section_terms", "repo_stats", "terms"):
+        conn.execute(f"DROP TABLE IF EXISTS {table}")
 
-_CHANGES = {1: " (schema 2 adds versioned repos and the term index of question search)"}
-"""What an older schema lacks, named in the gate's message."""
+
+def _run(conn: sqlite3.Connection, ddl: str) -> None:
+    for statement in ddl.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+
+
+def _migrate(conn: sqlite3.Connection, db_path: Path, version: int, rebuild: Rebuild) -> None:
+    """Bring schema ``version`` to :data:`SCHEMA_VERSION` inside the caller's transaction."""
+    started = time.perf_counter()
+    sections = conn.execute("SELECT count(*) FROM sections").fetchone()[0]
+    sys.stderr.write(
+        f"docmunch: upgrading the index at {db_path} from schema {version} to {SCHEMA_VERSION}"
+        f"{_CHANGES.get(version, '')}: rebuilding the search terms of {sections} sections…\n"
+    )
+    sys.stderr.flush()
+    _MIGRATIONS[version](conn)
+    _drop_term_index(conn)  # whatever an older layout left, the term index is rebuilt whole
+    _run(conn, _TERM_DDL)
+    summary = rebuild(conn)
+    sys.stderr.write(
+        f"docmunch: index upgraded to schema {SCHEMA_VERSION} in {time.perf_counter() - started:.1f} s"
+        f"{'; ' + summary if summary else ''}\n"
+    )
+
+
+_MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _migrate_1_to_2, 2: _drop_term_index}
+"""Schema version → its own step towards :data:`SCHEMA_VERSION` (then the term index is
+created and rebuilt; all in one transaction)."""
+
+MIGRATABLE_SCHEMAS = frozenset(_MIGRATIONS)
+"""Older schemas an index is upgraded from in place (the rest are refused)."""
+
+_CHANGES = {
+    1: " (versioned repos, question search)",
+    2: " (question search with document evidence, compact postings)",
+}
+"""What an older schema lacks, named in the migration and the gate's messages."""
 
 _REGEX_CACHE: dict[str, re.Pattern[str]] = {}
 

@@ -2,12 +2,15 @@
 
 Two rankings, chosen with ``ranking``:
 
-* ``"question"`` (default) — :mod:`docmunch.index.rank`: every section matching some of the
-  query's content words is ranked (BM25F over title, heading path, document and body with
-  coordination and a content prior). On the final candidates this module adds
-  :data:`EXACT_TITLE_BOOST` when the whole query equals the section title and
-  :data:`IDENTIFIER_BOOST` when the section contains a code identifier of the query
-  verbatim (``Arc<Mutex<T>>``, ``--dry-run``).
+* ``"question"`` (default) — :mod:`docmunch.index.rank` scores every section matching some of
+  the query's content words (BM25F over title, heading path, document and body with
+  coordination and priors) and every document; a section gains :data:`DOCUMENT_WEIGHT
+  <docmunch.index.rank.DOCUMENT_WEIGHT>` of its document's score. The best sections of that
+  pass feed pseudo-relevance feedback and the query is ranked again. On the final
+  candidates this module adds :data:`EXACT_TITLE_BOOST` when the whole query equals the
+  section title, a proximity bonus (:mod:`docmunch.index.proximity`) when query words
+  stand together in a section, and :data:`IDENTIFIER_BOOST` when the section contains a
+  code identifier of the query verbatim (``Arc<Mutex<T>>``, ``--dry-run``).
 * ``"legacy"`` — docmunch 0.1's FTS5 ranking (:mod:`docmunch.index.legacy`), for comparison.
 
 A query of stop words only (``"how do I"``) or of punctuation has no terms: the result is
@@ -20,16 +23,21 @@ import fnmatch
 import re
 from typing import Any
 
+import numpy as np
+
 from docmunch.index.legacy import legacy_search
-from docmunch.index.rank import RESCORE_CANDIDATES, Ranker
+from docmunch.index.proximity import PROXIMITY_CHECKS, Proximity
+from docmunch.index.rank import DOCUMENT_WEIGHT, FEEDBACK_SECTIONS, Ranker
 from docmunch.index.records import SearchHit
 from docmunch.index.store import Store
 
 __all__ = [
+    "CANDIDATES",
     "EXACT_TITLE_BOOST",
     "IDENTIFIER_BOOST",
     "IDENTIFIER_CHECKS",
     "RANKINGS",
+    "TITLED_CANDIDATES",
     "identifiers",
     "search",
 ]
@@ -45,12 +53,18 @@ IDENTIFIER_BOOST = 0.5
 them verbatim (case-insensitive)."""
 IDENTIFIER_CHECKS = 30
 """How many of the best candidates are read back (raw cache) for the identifier check."""
+CANDIDATES = 100
+TITLED_CANDIDATES = 30
+"""Sections titled exactly like the query that join the candidates (the best by own score)."""
+"""Sections (best by their own score) whose rows are read and that can gain their document's
+score; more are read in chunks of this size while filters drop candidates."""
 
 _ROW_SQL = (
     "SELECT s.id, s.sid, r.name, d.doc_path, s.title, s.level, s.summary, s.byte_start, s.byte_end, "
-    "d.raw_hash, s.title_fold FROM sections s JOIN docs d ON d.id = s.doc_id "
+    "d.raw_hash, s.title_fold, s.doc_id, d.repo_id FROM sections s JOIN docs d ON d.id = s.doc_id "
     "JOIN repos r ON r.id = d.repo_id WHERE s.id IN ({ids})"
 )
+Row = tuple[Any, ...]
 _IDENTIFIER = re.compile(r"^(?=.*[^\W_])(?=.*[^\w\s]).+$")
 _EDGE = "\"'`“”‘’,.;!?。，；！？()（）"
 
@@ -133,30 +147,18 @@ def search(
         args.append(int(max_level))
     where = "".join(f" AND {f}" for f in filters)
 
-    candidates = ranker.candidates(unbounded=bool(filters))
-    chunk = max(RESCORE_CANDIDATES, limit * 2)
-    scored: list[tuple[float, tuple[Any, ...]]] = []
+    context = _Context(store, ranker, where, args)
     key = _title_key(query)
-    for start in range(0, len(candidates), chunk):
-        part = candidates[start : start + chunk]
-        exact = ranker.rescore([sid for _, sid, _ in part])
-        ids = list(exact)
-        if not ids:
-            continue
-        rows = store.conn.execute(_ROW_SQL.format(ids=",".join("?" * len(ids))) + where, (*ids, *args))
-        for row in rows.fetchall():
-            value = exact[row[0]]
-            if row[10] == key:
-                value += EXACT_TITLE_BOOST
-            scored.append((value, row))
-        if len(scored) >= limit:
-            break
-    scored.sort(key=lambda item: (-item[0], item[1][1]))
+    scored = context.ranked(limit, key)
+    if scored and ranker.feedback([row[0] for _, row in scored[:FEEDBACK_SECTIONS]]):
+        scored = context.ranked(limit, key)
+    scored = context.proximity(scored)
     wanted = identifiers(query)
     if wanted:
-        scored = _identifier_boost(store, scored, wanted)
+        scored = context.identifier_boost(scored, wanted)
     hits: list[SearchHit] = []
-    for value, (_, sid, name, path, title, level, summary, start, end, raw_hash, _fold) in scored[:limit]:
+    for value, row in scored[:limit]:
+        _, sid, name, path, title, level, summary, start, end, raw_hash = row[:10]
         snippet = None
         if snippet_bytes > 0:
             data = store.raw.read_range(raw_hash, start, min(end, start + snippet_bytes))
@@ -165,15 +167,116 @@ def search(
     return hits
 
 
-def _identifier_boost(
-    store: Store, scored: list[tuple[float, tuple[Any, ...]]], wanted: list[str]
-) -> list[tuple[float, tuple[Any, ...]]]:
-    """Re-sort the best :data:`IDENTIFIER_CHECKS` after adding :data:`IDENTIFIER_BOOST`."""
-    head = scored[:IDENTIFIER_CHECKS]
-    boosted: list[tuple[float, tuple[Any, ...]]] = []
-    for value, row in head:
-        data = store.raw.read_range(row[9], row[7], row[8]).decode("utf-8", errors="replace").casefold()
-        found = sum(1 for ident in wanted if ident in data)
-        boosted.append((value + IDENTIFIER_BOOST * found / len(wanted), row))
-    boosted.sort(key=lambda item: (-item[0], item[1][1]))
-    return boosted + scored[IDENTIFIER_CHECKS:]
+def _best_first(scores: Any) -> Any:
+    """Index arrays of ``scores`` in chunks of :data:`CANDIDATES`, best first (the first chunk
+    by a partial sort; the rest sorted only when filters make it needed)."""
+    n = scores.size
+    if n <= CANDIDATES:
+        yield np.argsort(-scores, kind="stable")
+        return
+    first = np.argpartition(-scores, CANDIDATES - 1)[:CANDIDATES]
+    yield first[np.argsort(-scores[first], kind="stable")]
+    rest = np.ones(n, dtype=bool)
+    rest[first] = False
+    others = np.flatnonzero(rest)
+    others = others[np.argsort(-scores[others], kind="stable")]
+    for start in range(0, others.size, CANDIDATES):
+        yield others[start : start + CANDIDATES]
+
+
+class _Context:
+    """Rows and section texts read for one query (shared by its passes and re-rankings)."""
+
+    def __init__(self, store: Store, ranker: Ranker, where: str, args: list[Any]) -> None:
+        self.store, self.ranker, self.where, self.args = store, ranker, where, args
+        self.rows: dict[int, Row | None] = {}
+        """Section id → row, ``None`` when the filters drop it."""
+        self.texts: dict[int, str] = {}
+        self._title_ids: list[int] | None = None
+
+    def _fetch(self, ids: list[int]) -> None:
+        missing = [i for i in ids if i not in self.rows]
+        if not missing:
+            return
+        sql = _ROW_SQL.format(ids=",".join("?" * len(missing))) + self.where
+        self.rows.update(dict.fromkeys(missing))
+        for row in self.store.conn.execute(sql, (*missing, *self.args)).fetchall():
+            self.rows[row[0]] = row
+
+    def text(self, row: Row) -> str:
+        """The section's bytes as text (raw cache, read once per query)."""
+        text = self.texts.get(row[0])
+        if text is None:
+            text = self.store.raw.read_range(row[9], row[7], row[8]).decode("utf-8", errors="replace")
+            self.texts[row[0]] = text
+        return text
+
+    def _titled(self, key: str, ids: Any, scores: Any) -> list[tuple[int, float]]:
+        """``[(section id, own score)]`` of the candidates whose title equals the query."""
+        if self._title_ids is None:
+            rows = self.store.conn.execute("SELECT id FROM sections WHERE title_fold = ?", (key,))
+            self._title_ids = [row[0] for row in rows]
+        if not self._title_ids:
+            return []
+        at = np.flatnonzero(np.isin(ids, self._title_ids))
+        if at.size > TITLED_CANDIDATES:  # a common title ("Examples"): its best sections
+            at = at[np.argsort(-scores[at], kind="stable")[:TITLED_CANDIDATES]]
+        return list(zip(ids[at].tolist(), scores[at].tolist(), strict=True))
+
+    def ranked(self, limit: int, key: str) -> list[tuple[float, Row]]:
+        """The best candidates with their rows: section score + document share + exact-title boost."""
+        ids, scores = self.ranker.section_scores()
+        if not ids.size:
+            return []
+        doc_ids, doc_scores = self.ranker.document_scores()
+        scored: list[tuple[float, Row]] = []
+        titled = self._titled(key, ids, scores)
+        for start, part in enumerate(_best_first(scores)):
+            chunk = ids[part].tolist()
+            pairs = list(zip(chunk, scores[part].tolist(), strict=True))
+            if not start:  # sections titled like the query always compete (exact-title boost)
+                seen = set(chunk)
+                pairs.extend(p for p in titled if p[0] not in seen)
+            self._fetch([sid for sid, _ in pairs])
+            rows = [(own, row) for sid, own in pairs if (row := self.rows[sid]) is not None]
+            if not rows:
+                continue
+            wanted = np.asarray([row[11] for _, row in rows], dtype=np.int64)
+            at = np.minimum(np.searchsorted(doc_ids, wanted), max(doc_ids.size - 1, 0))
+            found = doc_ids[at] == wanted if doc_ids.size else np.zeros(wanted.size, bool)
+            shares = np.where(found, doc_scores[at] if doc_ids.size else 0.0, 0.0).tolist()
+            for (own, row), share in zip(rows, shares, strict=True):
+                value = own + DOCUMENT_WEIGHT * share
+                if row[10] == key:
+                    value += EXACT_TITLE_BOOST
+                scored.append((value, row))
+            if len(scored) >= max(limit, FEEDBACK_SECTIONS):
+                break
+        scored.sort(key=lambda item: (-item[0], item[1][1]))
+        return scored
+
+    def proximity(self, scored: list[tuple[float, Row]]) -> list[tuple[float, Row]]:
+        """Re-sort the best :data:`PROXIMITY_CHECKS` after adding their proximity bonus."""
+        if len(self.ranker.sequence) < 2 or not scored:
+            return scored
+        head = scored[:PROXIMITY_CHECKS]
+        scorers: dict[int, Proximity] = {}
+        boosted: list[tuple[float, Row]] = []
+        for value, row in head:
+            scorer = scorers.get(row[12])
+            if scorer is None:
+                scorer = scorers[row[12]] = Proximity(self.ranker.sequence, self.ranker.weight_of(row[12]))
+            boosted.append((value + scorer.bonus(row[4], self.text(row), level=row[5]), row))
+        boosted.sort(key=lambda item: (-item[0], item[1][1]))
+        return boosted + scored[PROXIMITY_CHECKS:]
+
+    def identifier_boost(self, scored: list[tuple[float, Row]], wanted: list[str]) -> list[tuple[float, Row]]:
+        """Re-sort the best :data:`IDENTIFIER_CHECKS` after adding :data:`IDENTIFIER_BOOST`."""
+        head = scored[:IDENTIFIER_CHECKS]
+        boosted: list[tuple[float, Row]] = []
+        for value, row in head:
+            data = self.text(row).casefold()
+            found = sum(1 for ident in wanted if ident in data)
+            boosted.append((value + IDENTIFIER_BOOST * found / len(wanted), row))
+        boosted.sort(key=lambda item: (-item[0], item[1][1]))
+        return boosted + scored[IDENTIFIER_CHECKS:]

@@ -25,8 +25,9 @@ from docmunch.errors import IndexStoreError, RepoExists, RepoNotFound
 from docmunch.formats.base import Rendition
 from docmunch.index import versions
 from docmunch.index.document import PreparedDoc, prepare_document
-from docmunch.index.postings import TermCache, TermWriter, delete_section_terms
+from docmunch.index.postings import TermCache, TermWriter, compact, delete_section_terms
 from docmunch.index.rawcache import RawCache
+from docmunch.index.rebuild import rebuild_term_index
 from docmunch.index.records import DocState
 from docmunch.index.schema import connect, ensure_schema
 from docmunch.index.versions import RepoRow
@@ -70,7 +71,18 @@ class Store:
         self._all: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
         self._terms = TermCache()
-        ensure_schema(self.conn, self.db_path)
+        ensure_schema(self.conn, self.db_path, rebuild=self._rebuild_terms)
+
+    def _rebuild_terms(self, conn: sqlite3.Connection) -> str:
+        """Migration step: derive the term index from the stored documents (one-line summary)."""
+        report = rebuild_term_index(conn, self.raw)
+        summary = f"{report.sections} sections of {report.docs} documents indexed"
+        if report.unreadable:
+            summary += (
+                f"; {len(report.unreadable)} documents whose stored bytes are missing or changed have no "
+                f"search terms (first: {report.unreadable[0]}): run docmunch verify and index them again"
+            )
+        return summary
 
     # --- connections -------------------------------------------------------------------
     @property
@@ -353,13 +365,25 @@ class Store:
         """Delete a repo's rows (documents, sections, search data, the repo) inside the caller's
         transaction; returns the raw hashes its documents referred to."""
         docs = conn.execute("SELECT id, raw_hash FROM docs WHERE repo_id = ?", (repo_id,)).fetchall()
-        for doc_id, _ in docs:
-            _delete_doc_rows(conn, int(doc_id), keep_doc=False)
+        # The repo's whole term index goes at once (no per-document edits of its postings).
+        conn.execute("DELETE FROM section_terms WHERE repo_id = ?", (repo_id,))
+        conn.execute(
+            "DELETE FROM postings WHERE term_id IN (SELECT id FROM terms WHERE repo_id = ?)", (repo_id,)
+        )
         conn.execute("DELETE FROM terms WHERE repo_id = ?", (repo_id,))
-        self._terms.clear()
         conn.execute("DELETE FROM repo_stats WHERE repo_id = ?", (repo_id,))
+        self._terms.clear()
+        for doc_id, _ in docs:
+            _delete_doc_rows(conn, int(doc_id), keep_doc=False, terms=False)
         conn.execute("DELETE FROM repos WHERE id = ?", (repo_id,))
         return [str(h) for _, h in docs]
+
+    def compact_terms(self, repo: str) -> int:
+        """Merge the postings segments of a repo's terms (after an indexing run); returns how many
+        terms had several. Unknown repo: 0."""
+        with self.write() as conn:
+            row = conn.execute("SELECT id FROM repos WHERE name = ?", (repo,)).fetchone()
+            return compact(conn, int(row[0])) if row is not None else 0
 
     def record_tokens_saved(self, tokens: int) -> int:
         """Add ``tokens`` to the persisted ``tokens_saved`` counter; returns the new total."""
@@ -454,7 +478,7 @@ def _write_doc(conn: sqlite3.Connection, repo_id: int, doc: PreparedDoc, terms: 
         "VALUES (?, ?, ?, ?, ?, ?)",
         [(first + i, *row, f"r{repo_id}") for i, row in enumerate(doc.fts_rows)],
     )
-    terms.add(repo_id, first, doc.term_rows)
+    terms.add(repo_id, doc_id, first, doc.term_rows, doc.doc_terms)
     conn.executemany(
         "INSERT INTO blocks(doc_id, ord, md_start, md_end, kind, text, positions) "
         "VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -467,9 +491,11 @@ def _next_section_rowid(conn: sqlite3.Connection) -> int:
     return int(conn.execute("SELECT coalesce(max(id), 0) + 1 FROM sections").fetchone()[0])
 
 
-def _delete_doc_rows(conn: sqlite3.Connection, doc_id: int, *, keep_doc: bool) -> None:
-    section_ids = [row[0] for row in conn.execute("SELECT id FROM sections WHERE doc_id = ?", (doc_id,))]
-    delete_section_terms(conn, section_ids)
+def _delete_doc_rows(conn: sqlite3.Connection, doc_id: int, *, keep_doc: bool, terms: bool = True) -> None:
+    """Delete a document's rows; ``terms=False`` when the caller drops its repo's term index whole."""
+    if terms:
+        section_ids = [row[0] for row in conn.execute("SELECT id FROM sections WHERE doc_id = ?", (doc_id,))]
+        delete_section_terms(conn, section_ids, [doc_id])
     conn.execute(
         "DELETE FROM sections_fts WHERE rowid IN (SELECT id FROM sections WHERE doc_id = ?)", (doc_id,)
     )

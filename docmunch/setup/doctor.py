@@ -28,13 +28,14 @@ import platformdirs
 from docmunch import __version__
 from docmunch.errors import SetupError
 from docmunch.index import SCHEMA_VERSION, default_home
+from docmunch.index.schema import MIGRATABLE_SCHEMAS
 from docmunch.setup import jsonc
 from docmunch.setup.clients import CLIENTS, SERVER_NAME, Client, server_command
 from docmunch.setup.install import read_config
 
 __all__ = ["Check", "run_checks"]
 
-_UPGRADABLE = frozenset({1})
+_UPGRADABLE = MIGRATABLE_SCHEMAS
 """Index schema versions this docmunch migrates in place on first use."""
 
 

@@ -41,7 +41,7 @@ CASES = _cases()
 def index(tmp_path_factory: pytest.TempPathFactory) -> Index:
     idx = Index.open(tmp_path_factory.mktemp("spec-home"))
     report = idx.index_path(HERE / "search-corpus", repo="spec")
-    assert report.errors == () and report.docs_indexed == 5
+    assert report.errors == () and report.docs_indexed == 6
     yield idx  # type: ignore[misc]
     idx.close()
 
@@ -85,19 +85,3 @@ def test_any_user_string_is_safe(index: Index, query: str) -> None:
         hits = index.search(query, repo="spec", ranking=ranking)
         assert isinstance(hits, list)
         assert all(h.repo == "spec" for h in hits)
-
-
-def test_schema_1_index_is_refused_with_a_rebuild_message(tmp_path: Path) -> None:
-    import sqlite3
-
-    from docmunch.errors import SchemaVersionError
-
-    home = tmp_path / "old"
-    home.mkdir()
-    with sqlite3.connect(home / "index.sqlite3") as conn:  # what docmunch 0.1 left behind
-        conn.execute("CREATE TABLE repos (id INTEGER PRIMARY KEY, name TEXT)")
-        conn.execute("PRAGMA user_version = 1")
-    with pytest.raises(SchemaVersionError) as info:
-        Index.open(home)
-    message = str(info.value)
-    assert "schema 1" in message and "question search" in message and "index your docs again" in message

@@ -16,8 +16,11 @@ SHA = "0123456789abcdef0123456789abcdef01234567"
 
 
 def _downgrade_to_schema_1(db: Path) -> None:
-    """Turn a schema-2 database into exactly the schema-1 layout (repos without the version columns)."""
+    """Turn a current database into exactly the schema-1 layout (repos without the version
+    columns, no term index)."""
     conn = sqlite3.connect(db)
+    for table in ("terms", "section_terms", "repo_stats"):
+        conn.execute(f"DROP TABLE {table}")
     conn.execute("DROP INDEX repos_base")
     for column in ("base", "version", "ref", "commit_sha", "pinned"):
         conn.execute(f"ALTER TABLE repos DROP COLUMN {column}")
@@ -28,7 +31,9 @@ def _downgrade_to_schema_1(db: Path) -> None:
     assert columns == ["id", "name", "source", "indexed_at"]
 
 
-def test_schema_1_index_is_migrated_in_place(fixtures_dir: Path, tmp_path: Path) -> None:
+def test_schema_1_index_is_migrated_in_place(
+    fixtures_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     corpus = fixtures_dir / "corpora" / "rust-book"
     home = tmp_path / "home"
     with Index.open(home) as index:
@@ -38,7 +43,9 @@ def test_schema_1_index_is_migrated_in_place(fixtures_dir: Path, tmp_path: Path)
         gh = Rendition(b"# Gh\n\nFrom GitHub.\n", "markdown", meta={"github_repo": "o/n", "github_ref": "v1"})
         index.put_document("gh", "README.md", gh, source_hash="0" * 64, source=f"github:o/n@{SHA}")
         before = {s.id for s in index.toc("rust-book")}
-        hits_before = [h.id for h in index.search("ownership rules", repo="rust-book")]
+        queries = ("ownership rules", "how do I share data between threads?", "Rc<T>")
+        hits_before = {q: [(h.id, h.score) for h in index.search(q, repo="rust-book")] for q in queries}
+        assert all(hits_before.values())
     _downgrade_to_schema_1(home / "index.sqlite3")
     conn = sqlite3.connect(home / "index.sqlite3")
     conn.execute("UPDATE repos SET name = 'odd@not a version' WHERE name = 'oddname'")
@@ -48,10 +55,16 @@ def test_schema_1_index_is_migrated_in_place(fixtures_dir: Path, tmp_path: Path)
     conn.commit()
     conn.close()
 
+    capsys.readouterr()
     with Index.open(home) as index:
+        err = capsys.readouterr().err
+        assert f"from schema 1 to {SCHEMA_VERSION}" in err and "index upgraded" in err
         infos = {r.repo: r for r in index.list_repos()}
         assert {s.id for s in index.toc("rust-book")} == before
-        assert [h.id for h in index.search("ownership rules", repo="rust-book")] == hits_before
+        # The term index is rebuilt from the stored rows and bytes: the same hits, same scores.
+        for q in queries:
+            assert [(h.id, h.score) for h in index.search(q, repo="rust-book")] == hits_before[q]
+        assert index.search("Gh", repo="gh")[0].title == "Gh"
         assert (infos["rust-book"].name, infos["rust-book"].version) == ("rust-book", None)
         assert (infos["old@1.2"].name, infos["old@1.2"].version) == ("old", "1.2")
         assert index.resolve_repo("old") == "old@1.2"
@@ -65,6 +78,8 @@ def test_schema_1_index_is_migrated_in_place(fixtures_dir: Path, tmp_path: Path)
     conn = sqlite3.connect(home / "index.sqlite3")
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     conn.close()
+    with Index.open(home):  # migrated once: no message the second time
+        assert capsys.readouterr().err == ""
 
 
 def test_an_unknown_schema_is_refused_with_a_rebuild_hint(tmp_path: Path) -> None:
@@ -74,5 +89,6 @@ def test_an_unknown_schema_is_refused_with_a_rebuild_hint(tmp_path: Path) -> Non
     conn.execute("PRAGMA user_version = 99")
     conn.commit()
     conn.close()
-    with pytest.raises(SchemaVersionError, match=r"schema 99, this docmunch needs 2; move or delete"):
+    needs = rf"schema 99, this docmunch needs {SCHEMA_VERSION}; move or delete"
+    with pytest.raises(SchemaVersionError, match=needs):
         Index.open(home)

@@ -1,0 +1,169 @@
+"""The term index: schema-2 indexes migrate in place, edits keep the postings exact, two
+writers never lose terms."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+
+from docmunch.index import SCHEMA_VERSION, Index
+from docmunch.index.postings import read_postings, unpack_postings
+
+HERE = Path(__file__).parent / "fixtures"
+QUERIES = ("how do I share data between threads?", "调度器挑选节点时分为哪两个阶段", "kubectl apply", "库")
+
+_SCHEMA_2_TERMS = """
+CREATE TABLE terms (id INTEGER PRIMARY KEY, repo_id INTEGER NOT NULL, term TEXT NOT NULL,
+    df INTEGER NOT NULL, UNIQUE (repo_id, term));
+CREATE TABLE postings (term_id INTEGER NOT NULL, impact INTEGER NOT NULL, section_id INTEGER NOT NULL,
+    PRIMARY KEY (term_id, impact DESC, section_id)) WITHOUT ROWID;
+CREATE TABLE section_terms (section_id INTEGER PRIMARY KEY, repo_id INTEGER NOT NULL, prior REAL NOT NULL,
+    terms BLOB NOT NULL);
+CREATE TABLE repo_stats (repo_id INTEGER PRIMARY KEY, sections INTEGER NOT NULL);
+"""
+"""The term tables of schema 2 (the first question-search release)."""
+
+
+def _hits(index: Index) -> dict[str, list[tuple[str, float]]]:
+    return {q: [(h.id, h.score) for h in index.search(q, repo="spec")] for q in QUERIES}
+
+
+def _to_schema_2(db: Path) -> None:
+    """Replace the term index by schema 2's tables holding one stale row, as that release left it."""
+    conn = sqlite3.connect(db)
+    for table in ("terms", "postings", "section_terms", "repo_stats"):
+        conn.execute(f"DROP TABLE {table}")
+    conn.executescript(_SCHEMA_2_TERMS)
+    conn.execute("INSERT INTO terms(repo_id, term, df) VALUES (1, 'stale', 1)")  # schema 2 had df
+    conn.execute("PRAGMA user_version = 2")
+    conn.commit()
+    conn.close()
+
+
+def _postings(db: Path) -> dict[tuple[int, str], tuple[int, list[int], list[int]]]:
+    conn = sqlite3.connect(db)
+    terms = conn.execute("SELECT id, repo_id, term FROM terms").fetchall()
+    blobs = read_postings(conn, [t[0] for t in terms])
+    out = {}
+    for tid, repo_id, term in terms:
+        if tid in blobs:
+            sections, docs = (unpack_postings(b)[0].tolist() for b in blobs[tid])
+            out[(repo_id, term)] = (len(sections), sections, docs)
+    segments = conn.execute("SELECT count(*), count(DISTINCT term_id) FROM postings").fetchone()
+    conn.close()
+    assert segments[0] == segments[1]  # compacted: one segment per term after a run
+    return out
+
+
+def test_schema_2_index_is_migrated_with_a_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    home = tmp_path / "home"
+    with Index.open(home) as index:
+        index.index_path(HERE / "search-corpus", repo="spec")
+        before = _hits(index)
+    assert all(before[q] for q in QUERIES)
+    _to_schema_2(home / "index.sqlite3")
+    capsys.readouterr()
+    with Index.open(home) as index:
+        err = capsys.readouterr().err
+        assert f"from schema 2 to {SCHEMA_VERSION}" in err and "index upgraded" in err
+        assert _hits(index) == before
+    conn = sqlite3.connect(home / "index.sqlite3")
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert conn.execute("SELECT count(*) FROM terms WHERE term = 'stale'").fetchone()[0] == 0
+    columns = [row[1] for row in conn.execute("PRAGMA table_info(postings)")]
+    assert columns == ["id", "term_id", "sections", "docs"]
+    conn.close()
+
+
+def test_migration_names_documents_whose_bytes_are_gone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    home = tmp_path / "home"
+    with Index.open(home) as index:
+        index.index_path(HERE / "search-corpus", repo="spec")
+        raw_hash = index.document_state("spec", "zh/scheduler.md").raw_hash  # type: ignore[union-attr]
+    _to_schema_2(home / "index.sqlite3")
+    (home / "raw" / raw_hash[:2] / raw_hash).unlink()
+    capsys.readouterr()
+    with Index.open(home) as index:
+        err = capsys.readouterr().err
+        assert "1 documents whose stored bytes are missing" in err and "spec::zh/scheduler.md" in err
+        assert index.search("how do I share data between threads?", repo="spec")  # the others work
+        assert index.toc("spec", "zh/scheduler.md")  # its sections stay listed
+
+
+def test_edits_keep_postings_equal_to_a_fresh_index(tmp_path: Path) -> None:
+    """Replacing and removing documents edits the blobs exactly as indexing from scratch would."""
+    docs = tmp_path / "docs"
+    shutil.copytree(HERE / "search-corpus", docs)
+    edited = Index.open(tmp_path / "edited")
+    edited.index_path(docs, repo="spec")
+    (docs / "en" / "concurrency.md").write_text("# Threads\n\nA new text about threads and channels.\n")
+    (docs / "en" / "kubectl-apply.md").unlink()
+    edited.index_path(docs, repo="spec")
+    fresh = Index.open(tmp_path / "fresh")
+    fresh.index_path(docs, repo="spec")
+    edited.close()
+    fresh.close()
+
+    def by_content(home: Path) -> dict[str, tuple[int, int, int]]:
+        conn = sqlite3.connect(home / "index.sqlite3")
+        sids = dict(conn.execute("SELECT id, sid FROM sections"))
+        paths = dict(conn.execute("SELECT id, doc_path FROM docs"))
+        conn.close()
+        out = {}
+        for (_, term), (df, sections, doc_ids) in _postings(home / "index.sqlite3").items():
+            out[term] = (df, len(sections), len({paths[d] for d in doc_ids}))
+            assert len(set(sections)) == len(sections) and all(s in sids for s in sections)
+        return out
+
+    assert by_content(tmp_path / "edited") == by_content(tmp_path / "fresh")
+
+
+def test_two_writers_keep_every_term(tmp_path: Path) -> None:
+    """Two processes' worth of stores (two Index objects, own term-id caches) writing one repo."""
+    home = tmp_path / "home"
+    a, b = Index.open(home), Index.open(home)
+    from docmunch.formats.base import Rendition
+
+    def write(index: Index, prefix: str) -> None:
+        for i in range(12):
+            text = f"# {prefix} page {i}\n\nUnique{prefix}{i} words about {prefix}topic.\n".encode()
+            index.put_document(
+                "r", f"{prefix}/{i}.md", Rendition(text, "markdown"), source_hash=f"{i:064d}", source="test"
+            )
+
+    threads = [threading.Thread(target=write, args=(ix, p)) for ix, p in ((a, "alpha"), (b, "beta"))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for prefix in ("alpha", "beta"):
+        for i in range(12):
+            hits = a.search(f"unique{prefix}{i}", repo="r")
+            assert [h.doc_path for h in hits] == [f"{prefix}/{i}.md"]
+        assert len(b.search(f"{prefix}topic", repo="r", limit=50)) == 12
+    a.close()
+    b.close()
+
+
+def test_documents_without_a_searchable_word(tmp_path: Path) -> None:
+    """Sections made only of stop words or punctuation index (no postings) and stay listed."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nIt is what it is.\n")
+    (docs / "b.md").write_text("# Widgets\n\nWidgets are small.\n")
+    with Index.open(tmp_path / "home") as index:
+        report = index.index_path(docs, repo="r")
+        assert report.errors == () and report.docs_indexed == 2
+        assert [h.doc_path for h in index.search("widgets", repo="r")] == ["b.md"]
+        assert index.search("what is it", repo="r") == []
+        assert [s.title for s in index.toc("r", "a.md")] == ["A"]
+        (docs / "a.md").unlink()
+        assert index.index_path(docs, repo="r").docs_removed == 1
