@@ -16,7 +16,7 @@ stack's own exceptions (httpx, httpcore, h11, ssl, socket, URL parsing) never le
 """
 
 from docmunch.fetch.charset import decode_html, decode_text
-from docmunch.fetch.client import Fetcher, fetch_url
+from docmunch.fetch.client import DEFAULT_MAX_BODY_BYTES, Fetcher, fetch_url
 from docmunch.fetch.mime import Kind
 from docmunch.fetch.origin import Origin, origin_of, same_origin
 from docmunch.fetch.ratelimit import HostLimiter, TokenBucket
@@ -24,6 +24,7 @@ from docmunch.fetch.result import FetchResult, parse_retry_after
 from docmunch.fetch.ssrf import AddressPolicy, check_url
 
 __all__ = [
+    "DEFAULT_MAX_BODY_BYTES",
     "AddressPolicy",
     "FetchResult",
     "Fetcher",

@@ -25,7 +25,15 @@ from docmunch.fetch.result import FetchResult, joined_headers, parse_retry_after
 from docmunch.fetch.ssrf import AddressPolicy, IPNetwork, check_url
 from docmunch.fetch.transport import GuardedTransport
 
-__all__ = ["DEFAULT_ACCEPT", "Fetcher", "fetch_url"]
+__all__ = [
+    "DEFAULT_ACCEPT",
+    "DEFAULT_MAX_BODY_BYTES",
+    "Fetcher",
+    "fetch_url",
+]
+
+DEFAULT_MAX_BODY_BYTES = 10 * 2**20
+"""Largest body (bytes, after decompression) a page may have: 10 MiB, far above any real docs page."""
 
 DEFAULT_ACCEPT = "text/html,application/xhtml+xml,text/markdown;q=0.9,text/plain;q=0.8,*/*;q=0.1"
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
@@ -69,7 +77,7 @@ class Fetcher:
         *,
         allow_private: bool | None = None,
         allowed_networks: Iterable[str | IPNetwork] = (),
-        max_bytes: int = 10 * 2**20,
+        max_bytes: int = DEFAULT_MAX_BODY_BYTES,
         timeout: tuple[float, float] = (10.0, 30.0),
         total_timeout: float = 120.0,
         max_redirects: int = 5,

@@ -19,7 +19,7 @@ from typing import Any
 from docmunch.convert import html_to_markdown
 from docmunch.errors import HTTPStatusError, SourceError
 from docmunch.extract import extract
-from docmunch.fetch import decode_html
+from docmunch.fetch import DEFAULT_MAX_BODY_BYTES, decode_html
 from docmunch.formats.html import article_meta
 from docmunch.index import DEFAULT_MAX_FILE_BYTES, Index, IndexReport
 from docmunch.index.walk import read_regular
@@ -144,7 +144,7 @@ def extract_source(
         suffix = path.suffix.lower()
         if suffix not in _EXTRACTABLE:
             return _rendered_file(path, format, password=password)
-        data = read_regular(path, DEFAULT_MAX_FILE_BYTES)  # a FIFO or device is refused, not read
+        data = read_regular(path, DEFAULT_MAX_BODY_BYTES)  # as a fetched page; a FIFO is refused, not read
         url = path.resolve().as_uri()
         kind = "html" if suffix in (".html", ".htm", ".xhtml") else "markdown"
         text = decode_html(data)[0] if kind == "html" else data.decode("utf-8", errors="replace")
