@@ -194,16 +194,44 @@ def _strip(content: HtmlElement) -> None:
         _gallery,
     )
 
+    # per element name: the rules that may apply (in order), and whether only the class rule does
+    by_tag: dict[str, tuple[tuple[Callable[[HtmlElement, str], bool], ...], bool]] = {}
+
     def doomed(el: HtmlElement) -> bool:
-        if sizes.get(el, 0) > limit:
+        tag = el.tag
+        entry = by_tag.get(tag)
+        if entry is None:
+            applicable = tuple(rule for rule in rules if _may_apply(rule, tag))
+            class_only = all(rule in (_chrome_by_class, _widget_by_class) for rule in applicable)
+            entry = by_tag[tag] = (applicable, class_only and tag != "nav")
+        applicable, class_only = entry
+        if not applicable:
             return False
-        text = dom.inner_text(el)
-        return any(rule(el, text) for rule in rules)
+        size = sizes.get(el, 0)
+        if size > limit:
+            return False
+        if class_only and not _has_names(el):
+            return False  # the class rule needs a class, id or wrapper name
+        text = dom.inner_text(el) if size else ""
+        return any(rule(el, text) for rule in applicable)
 
     _walk_and_remove(content, doomed)
     if news and dom.link_density(content) < LINKED_CONTENT_DENSITY:  # a page made of links keeps its links
-        _walk_and_remove(content, lambda el: sizes.get(el, 0) <= limit and _link_teaser(el))
+        _walk_and_remove(
+            content, lambda el: el.tag in _TEASER_TAGS and sizes.get(el, 0) <= limit and _link_teaser(el)
+        )
     _orphan_headings(content)
+
+
+def _may_apply(rule: Callable[[HtmlElement, str], bool], tag: str) -> bool:
+    """Whether ``rule`` can return ``True`` for an element named ``tag`` (its own first test)."""
+    if rule in (_chrome_by_class, _widget_by_class):
+        return tag not in ("a", "body")
+    return tag in _RULE_TAGS[rule.__name__]
+
+
+def _has_names(el: HtmlElement) -> bool:
+    return bool(el.get("class") or el.get("id") or el.get(WRAPPER_NAMES))
 
 
 def technical_page(content: HtmlElement) -> bool:
@@ -495,3 +523,18 @@ def _section_text_after(heading: HtmlElement, level: int, inside: set[HtmlElemen
             return True
         node = dom.next_node(node)
     return False
+
+
+_RULE_TAGS: dict[str, frozenset[str]] = {
+    "_photo_caption": _BLOCKS,
+    "_credit_line": _BLOCKS,
+    "_date_line": _BLOCKS - frozenset(_HEADINGS),
+    "_ad_label": _BLOCKS,
+    "_comment_header": frozenset((*_HEADINGS, "p", "div")),
+    "_subscribe_call": _LINE_BLOCKS | {"li", "i", "em", "strong", "b"},
+    "_author_box": _LINE_BLOCKS,
+    "_gallery": frozenset(("ul", "ol", "div")),
+}
+"""Element names each text rule can remove (the test each rule makes first), so the pass reads
+an element's text only when some rule may apply to it."""
+_TEASER_TAGS = _LINE_BLOCKS | {"li", "ul", "ol"}
