@@ -287,7 +287,7 @@ class _Evidence:
         if kind == "id":
             return needle in self.ids
         urls = self.hrefs if kind == "href" else self.srcs
-        return any(needle in url for url in urls)
+        return any(_asset_match(url, needle) for url in urls)
 
     def first(self, names: tuple[str, ...] | None = None) -> tuple[str, str] | None:
         """The first platform (signature order) whose matched signatures weigh enough."""
@@ -303,6 +303,20 @@ class _Evidence:
             if weight[name] >= EVIDENCE_NEEDED:
                 return name, "DOM signatures " + ", ".join(signs)
         return None
+
+
+def _asset_match(url: str, needle: str) -> bool:
+    """Whether ``needle`` (a generator's asset path) is in ``url`` starting at a path segment.
+
+    ``book.js`` is mdBook's script, ``cardozafacebook.js`` is not; ``styles/furo.css`` matches
+    ``_static/styles/furo.css?v=1``.
+    """
+    start = url.find(needle)
+    while start >= 0:
+        if start == 0 or url[start - 1] == "/":
+            return True
+        start = url.find(needle, start + 1)
+    return False
 
 
 _HOST_RULES: tuple[tuple[re.Pattern[str], str], ...] = (

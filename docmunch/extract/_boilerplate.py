@@ -49,6 +49,8 @@ from collections.abc import Callable
 from lxml.html import HtmlElement
 
 from docmunch.extract import _dom as dom
+from docmunch.extract._prep import has_permalink
+from docmunch.extract._weights import is_section_anchor
 
 __all__ = ["WRAPPER_NAMES", "strip_boilerplate"]
 
@@ -57,6 +59,8 @@ WRAPPER_NAMES = "data-docmunch-wrapper"
 collapses ``<div class="newsletter"><p>…</p></div>`` to the ``<p>``); read by the class rule, and
 removed by :func:`strip_boilerplate` so it never reaches the output."""
 
+PERMALINK_HEADINGS = 2
+"""Headings with a permalink anchor that make a page documentation (see :func:`technical_page`)."""
 BULK_SHARE = 0.3
 """No rule removes a node holding more than this share of the content's text (characters)."""
 JUDGED_MAX_RAW_CHARS = 4000
@@ -136,13 +140,24 @@ AUTHOR_BOX_LABEL = re.compile(
     re.IGNORECASE,
 )
 """Titles of author boxes; the box (the label and its next block, if small) goes."""
-_CHROME_CLASS = re.compile(
-    r"shar(e|ing)|social|newsletter|subscri|sign-?up|paywall|payant|author|(^|[-_ ])bio($|[-_ ])|byline|"
-    r"reading-?time|readingtime|(^|[-_ ])(meta|dateline)($|[-_ ])|rating",
+_WIDGET_CLASS = re.compile(
+    r"shar(e|ing)|social|newsletter|subscri|sign-?up|paywall|payant|(^|[-_ ])rating", re.IGNORECASE
+)
+_POST_LINE_CLASS = re.compile(
+    r"author|(^|[-_ ])bio($|[-_ ])|byline|reading-?time|readingtime|(^|[-_ ])(meta|dateline)($|[-_ ])",
     re.IGNORECASE,
 )
 _RELATED_CLASS = re.compile(r"related|teaser|recommend", re.IGNORECASE)
 _TITLE_CLASS = re.compile(r"headline|heading|title", re.IGNORECASE)
+_DRAWING_FILE = re.compile(r"\.(png|svg|gif)(?:$|[?#])", re.IGNORECASE)
+"""File names of drawings (diagrams, charts, screenshots); photographs are JPEG, WebP, AVIF, HEIC."""
+_IMAGE_SOURCE_ATTRS = ("src", "data-src", "data-lazy-src", "data-original", "srcset", "data-srcset")
+_CAPTION_CREDIT = re.compile(
+    r"\b(fotos?|bild(er)?|quellen?|source|photos?|images?|imagen|foto\s?credits?|credits?|crédito|źródło|"
+    r"zdjęcie)\s*[:/]|©|\(c\)",
+    re.IGNORECASE,
+)
+"""A caption naming a photographer, agency or source ("Foto: dpa", "© Jane Doe") is a photo credit."""
 _FIGURE_CAPTION_CLASS = re.compile(r"(?<!no)(?<!no[-_])(caption|credit)", re.IGNORECASE)
 
 
@@ -168,27 +183,76 @@ def _strip(content: HtmlElement) -> None:
         return
     bulk = BULK_SHARE * total
     limit = min(bulk, JUDGED_MAX_RAW_CHARS)
+    news = not technical_page(content)
     rules: tuple[Callable[[HtmlElement, str], bool], ...] = (
-        _photo_caption,
-        _credit_line,
-        _date_line,
+        *((_photo_caption, _credit_line, _date_line) if news else ()),
         _ad_label,
-        _chrome_by_class,
+        _chrome_by_class if news else _widget_by_class,
         _comment_header,
         _subscribe_call,
         _author_box,
         _gallery,
     )
+
+    # per element name: the rules that may apply (in order), and whether only the class rule does
+    by_tag: dict[str, tuple[tuple[Callable[[HtmlElement, str], bool], ...], bool]] = {}
+
     def doomed(el: HtmlElement) -> bool:
-        if sizes.get(el, 0) > limit:
+        tag = el.tag
+        entry = by_tag.get(tag)
+        if entry is None:
+            applicable = tuple(rule for rule in rules if _may_apply(rule, tag))
+            class_only = all(rule in (_chrome_by_class, _widget_by_class) for rule in applicable)
+            entry = by_tag[tag] = (applicable, class_only and tag != "nav")
+        applicable, class_only = entry
+        if not applicable:
             return False
-        text = dom.inner_text(el)
-        return any(rule(el, text) for rule in rules)
+        size = sizes.get(el, 0)
+        if size > limit:
+            return False
+        if class_only and not _has_names(el):
+            return False  # the class rule needs a class, id or wrapper name
+        text = dom.inner_text(el) if size else ""
+        return any(rule(el, text) for rule in applicable)
 
     _walk_and_remove(content, doomed)
-    if dom.link_density(content) < LINKED_CONTENT_DENSITY:  # a page made of links keeps its links
-        _walk_and_remove(content, lambda el: sizes.get(el, 0) <= limit and _link_teaser(el))
+    if news and dom.link_density(content) < LINKED_CONTENT_DENSITY:  # a page made of links keeps its links
+        _walk_and_remove(
+            content, lambda el: el.tag in _TEASER_TAGS and sizes.get(el, 0) <= limit and _link_teaser(el)
+        )
     _orphan_headings(content)
+
+
+def _may_apply(rule: Callable[[HtmlElement, str], bool], tag: str) -> bool:
+    """Whether ``rule`` can return ``True`` for an element named ``tag`` (its own first test)."""
+    if rule in (_chrome_by_class, _widget_by_class):
+        return tag not in ("a", "body")
+    return tag in _RULE_TAGS[rule.__name__]
+
+
+def _has_names(el: HtmlElement) -> bool:
+    return bool(el.get("class") or el.get("id") or el.get(WRAPPER_NAMES))
+
+
+def technical_page(content: HtmlElement) -> bool:
+    """Whether ``content`` is documentation or a technical post, not news.
+
+    Evidence: a code block (``<pre>``) or math with text, or :data:`PERMALINK_HEADINGS` headings
+    carrying a permalink anchor (``¶``, ``#``, "Link to this heading": documentation generators
+    put one on every heading, news sites do not). The news rules (photo captions, credit, date
+    and link-teaser lines, author/byline/meta lines by class) do not apply there: in docs a
+    figure caption explains a diagram, "Source:" names a reference, a date heads a changelog
+    entry and a lone link paragraph is a reference.
+    """
+    if any(dom.text_of(el).strip() for el in content.iter("pre", "math")):
+        return True
+    anchored = 0
+    for heading in content.iter(*_HEADINGS):
+        if has_permalink(heading):
+            anchored += 1
+            if anchored >= PERMALINK_HEADINGS:
+                return True
+    return False
 
 
 def _text_sizes(content: HtmlElement) -> dict[HtmlElement, int]:
@@ -219,7 +283,12 @@ def _walk_and_remove(content: HtmlElement, doomed: Callable[[HtmlElement], bool]
 
 
 def _class_id(el: HtmlElement) -> str:
-    return f"{el.get('class') or ''} {el.get('id') or ''} {el.get(WRAPPER_NAMES) or ''}"
+    """Class, id and wrapper names; an id that is the slug of the element's heading is left out
+    (``<h2 id="sharing-configs">`` names its section, not a share bar)."""
+    ident = el.get("id") or ""
+    if ident and is_section_anchor(el):
+        ident = ""
+    return f"{el.get('class') or ''} {ident} {el.get(WRAPPER_NAMES) or ''}"
 
 
 def _has_media(el: HtmlElement | None) -> bool:
@@ -239,11 +308,39 @@ def _photo_caption(el: HtmlElement, text: str) -> bool:
         return False
     parent = el.getparent()
     if el.tag == "figcaption" and parent is not None and parent.tag == "figure":
-        return not _has_code_or_table(parent)  # a photo whose lazy image the page never filled in
+        if _has_code_or_table(parent):
+            return False
+        return not _is_diagram(parent, text)  # no image at all: a photo the page never filled in
     for holder in (parent, parent.getparent() if parent is not None else None):
         if holder is not None and _has_media(holder) and not _has_code_or_table(holder):
-            return True
+            return not _is_diagram(holder, text)
     return False
+
+
+def _is_diagram(holder: HtmlElement, caption: str) -> bool:
+    """Whether ``holder``'s pictures are drawings (PNG, SVG, GIF) and the caption credits nobody.
+
+    News photos are JPEG/WebP files credited to a photographer or agency; a PNG or SVG under a
+    caption is a diagram, chart or screenshot the text refers to ("the three processes and the
+    sockets between them"), and its caption is part of the explanation. A picture without a
+    readable file name (no ``src``, a ``data:`` placeholder) counts as a photo.
+    """
+    if _CAPTION_CREDIT.search(caption):
+        return False
+    found = False
+    for media in holder.iter("img", "svg", "source"):
+        if media.tag == "svg":
+            found = True
+            continue
+        names = [media.get(name) or "" for name in _IMAGE_SOURCE_ATTRS]
+        urls = [url for value in names for url in value.split(",") if url.strip()]
+        urls = [url for url in urls if not url.strip().startswith("data:")]
+        if not urls:
+            continue  # a placeholder (lazy image, <source> media query): says nothing
+        if not all(_DRAWING_FILE.search(url.split()[0]) for url in urls):
+            return False
+        found = True
+    return found
 
 
 def _credit_line(el: HtmlElement, text: str) -> bool:
@@ -265,8 +362,8 @@ def _is_line(el: HtmlElement) -> bool:
 
 
 def _date_line(el: HtmlElement, text: str) -> bool:
-    if el.tag not in _BLOCKS:
-        return False
+    if el.tag not in _BLOCKS or el.tag in _HEADINGS:
+        return False  # a heading that is a date opens a section (a changelog entry, a diary day)
     if not 0 < len(text) <= DATE_LINE_MAX_CHARS:
         return False
     if el.tag == "time" and _is_line(el):
@@ -281,6 +378,15 @@ def _ad_label(el: HtmlElement, text: str) -> bool:
 
 
 def _chrome_by_class(el: HtmlElement, text: str) -> bool:
+    return _by_class(el, text, news=True)
+
+
+def _widget_by_class(el: HtmlElement, text: str) -> bool:
+    """Rule 6 on a technical page: widgets only; author, byline, date and meta lines stay."""
+    return _by_class(el, text, news=False)
+
+
+def _by_class(el: HtmlElement, text: str, *, news: bool) -> bool:
     if el.tag in ("a", "body"):
         return False
     if el.tag == "nav":
@@ -288,7 +394,7 @@ def _chrome_by_class(el: HtmlElement, text: str) -> bool:
     names = _class_id(el)
     if not names.strip() or len(text) >= CHROME_MAX_CHARS:
         return False
-    if _CHROME_CLASS.search(names):
+    if _WIDGET_CLASS.search(names) or (news and _POST_LINE_CLASS.search(names)):
         return True
     return bool(_RELATED_CLASS.search(names)) and dom.link_density(el) >= RELATED_LINK_DENSITY
 
@@ -339,6 +445,8 @@ def _is_teaser_line(el: HtmlElement) -> bool:
     if not TEASER_MIN_CHARS <= len(text) < LINE_MAX_CHARS or dom.link_density(el) < TEASER_LINK_DENSITY:
         return False
     hrefs = [a.get("href") or "" for a in el.iter("a")]
+    if len(set(hrefs)) > 1:
+        return False  # a row of links ("GitHub - Documentation") is a resource line, not a headline
     return not all(href.startswith(("mailto:", "tel:")) for href in hrefs)  # contact lines are content
 
 
@@ -415,3 +523,18 @@ def _section_text_after(heading: HtmlElement, level: int, inside: set[HtmlElemen
             return True
         node = dom.next_node(node)
     return False
+
+
+_RULE_TAGS: dict[str, frozenset[str]] = {
+    "_photo_caption": _BLOCKS,
+    "_credit_line": _BLOCKS,
+    "_date_line": _BLOCKS - frozenset(_HEADINGS),
+    "_ad_label": _BLOCKS,
+    "_comment_header": frozenset((*_HEADINGS, "p", "div")),
+    "_subscribe_call": _LINE_BLOCKS | {"li", "i", "em", "strong", "b"},
+    "_author_box": _LINE_BLOCKS,
+    "_gallery": frozenset(("ul", "ol", "div")),
+}
+"""Element names each text rule can remove (the test each rule makes first), so the pass reads
+an element's text only when some rule may apply to it."""
+_TEASER_TAGS = _LINE_BLOCKS | {"li", "ul", "ol"}

@@ -18,6 +18,7 @@ from docmunch.extract import _dom as dom
 __all__ = [
     "clean_classes",
     "drop_edge_rules",
+    "has_permalink",
     "prep_document",
     "remove_permalinks",
     "replace_brs",
@@ -281,6 +282,11 @@ def _is_anchor_chrome(el: HtmlElement) -> bool:
         return True
     spoken = " ".join(dom.text_of(el).split())
     return _ANCHOR_PHRASE.match(spoken) is not None and (el.tag == "a" or _unread(el))
+
+
+def has_permalink(heading: HtmlElement) -> bool:
+    """Whether ``heading`` holds a permalink anchor (what :func:`remove_permalinks` removes)."""
+    return any(_is_anchor_chrome(a) for a in heading.iter("a"))
 
 
 def remove_permalinks(article: HtmlElement) -> None:

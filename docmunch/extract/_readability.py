@@ -42,9 +42,17 @@ from docmunch.extract._boilerplate import WRAPPER_NAMES
 from docmunch.extract._budget import check_budget
 from docmunch.extract._clean import prep_article
 from docmunch.extract._code import is_code_container
+from docmunch.extract._expand import widen_article
 from docmunch.extract._metadata import text_similarity
 from docmunch.extract._prep import wrap_phrasing
-from docmunch.extract._title import TITLE_MARK, keep_title_heading, rescue_title, title_near, title_snapshot
+from docmunch.extract._title import (
+    TITLE_MARK,
+    keep_title_heading,
+    rescue_title,
+    title_article,
+    title_near,
+    title_snapshot,
+)
 from docmunch.extract._weights import (
     CLEAN_CONDITIONALLY,
     STRIP_UNLIKELY,
@@ -60,6 +68,14 @@ N_TOP_CANDIDATES = 5
 PAGE_WRAPPER_SHARE = 0.5
 """An "unlikely" node (class ``has-sidebar``, ``header-wrapper``…) holding more than this share of
 the page's text (characters) is a layout wrapper, not chrome, and is not stripped (divergence)."""
+
+RETRY_KEEP_SHARE = 0.5
+"""When every attempt is short, one that kept less than this share of the strictest real
+attempt's three-word runs went to another part of the page and loses to the ones that kept it."""
+RETRY_MIN_CHARS = 250
+"""Shortest attempt (characters) that counts as the reference of :data:`RETRY_KEEP_SHARE`: a
+strict pass that found a caption, a cookie notice or a button label found nothing (half of
+:data:`CHAR_THRESHOLD`)."""
 
 UNLIKELY = re.compile(
     r"-ad-|ai2html|banner|breadcrumbs|combx|comment|community|cover-wrap|disqus|extra|footer|gdpr|header|"
@@ -386,6 +402,13 @@ def grab_article(body: HtmlElement, *, title: str, need_byline: bool) -> Grab:
         to_score, byline = _prepare_and_collect(page, flags, title, need_byline)
         scores = _score(to_score, flags)
         top, _created = _top_candidate(page, scores, flags)
+        switched = title_article(page, top, scores)
+        if switched is not None:
+            top = switched
+        wide = widen_article(top)
+        if wide is not top:
+            scores[wide] = max(scores.get(wide, 0.0), scores[top])
+            top = wide
         parent = top.getparent()
         title_heading = title_snapshot(title_near(page, top))
         article = _join_siblings(top, scores)
@@ -403,7 +426,7 @@ def grab_article(body: HtmlElement, *, title: str, need_byline: bool) -> Grab:
                 direction = anc.get("dir")
                 break
         grab = Grab(article, length, byline, direction, scores)
-        if length >= CHAR_THRESHOLD:
+        if length >= CHAR_THRESHOLD and _kept_reference(attempts, grab):
             return grab
         attempts.append(grab)
         if flags & STRIP_UNLIKELY:
@@ -413,7 +436,38 @@ def grab_article(body: HtmlElement, *, title: str, need_byline: bool) -> Grab:
         elif flags & CLEAN_CONDITIONALLY:
             flags &= ~CLEAN_CONDITIONALLY
         else:
-            best = max(attempts, key=lambda g: g.text_length)
+            best = _best_short_attempt(attempts)
             if not best.text_length:
                 return Grab(None, 0)
             return best
+
+
+def _shingles(grab: Grab) -> set[tuple[str, ...]]:
+    words = dom.text_of(grab.content).split() if grab.content is not None else []
+    return {tuple(words[i : i + 3]) for i in range(max(len(words) - 2, 0))}
+
+
+def _reference(attempts: list[Grab]) -> Grab | None:
+    return next((g for g in attempts if g.text_length >= RETRY_MIN_CHARS), None)
+
+
+def _kept_reference(attempts: list[Grab], grab: Grab) -> bool:
+    """Whether a retry ``grab`` still holds most of the strict attempts' text (see below)."""
+    reference = _reference(attempts)
+    if reference is None:
+        return True
+    first = _shingles(reference)
+    return len(first & _shingles(grab)) >= RETRY_KEEP_SHARE * len(first)
+
+
+def _best_short_attempt(attempts: list[Grab]) -> Grab:
+    """The longest of the short attempts that kept the strict attempt's text (divergence).
+
+    Readability.js takes the first retry that reaches :data:`CHAR_THRESHOLD`, else the longest
+    attempt. On a short article the looser passes often move to another part of the page (a
+    newsletter box, a sidebar) whose text happens to be longer. The reference is the first
+    (strictest) attempt with at least :data:`RETRY_MIN_CHARS` characters; a retry holding less
+    than :data:`RETRY_KEEP_SHARE` of its three-word runs went elsewhere: it neither ends the
+    retries nor wins over the attempts that kept the reference.
+    """
+    return max((g for g in attempts if _kept_reference(attempts, g)), key=lambda g: g.text_length)

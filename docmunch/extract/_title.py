@@ -26,6 +26,7 @@ __all__ = [
     "TITLE_SIMILARITY",
     "keep_title_heading",
     "rescue_title",
+    "title_article",
     "title_near",
     "title_snapshot",
 ]
@@ -80,6 +81,41 @@ def title_near(page: HtmlElement, top: HtmlElement) -> HtmlElement | None:
             holder = chain[chain.index(parent) - 1]  # the child of ``parent`` holding the heading
             siblings = list(parent)
             return heading if siblings.index(holder) < siblings.index(node) else None
+        node = parent
+    return None
+
+
+def title_article(
+    page: HtmlElement, top: HtmlElement, scores: dict[HtmlElement, float]
+) -> HtmlElement | None:
+    """The page's own story when the top candidate is a later story of an infinite-scroll page.
+
+    Infinite-scroll news pages append the next stories below the first, each a block with its
+    own ``<h1>``; the longest one can win the scoring. When ``top`` sits in such a block, and an
+    earlier sibling block (at most :data:`NEAR_LEVELS` + 1 ancestors up, below ``<body>``) holds
+    the marked title ``<h1>`` (the heading that repeats the page title), the best-scored
+    candidate inside that sibling is the article. ``None`` when nothing needs to change.
+    """
+    heading = _marked(page)
+    if heading is None:
+        return None
+    chain = [heading, *dom.ancestors(heading)]
+    if top in chain:
+        return None
+    node = top
+    for _ in range(NEAR_LEVELS + 1):
+        parent = node.getparent()
+        if parent is None or parent.tag == "body":
+            return None
+        if parent in chain:
+            holder = chain[chain.index(parent) - 1]
+            siblings = list(parent)
+            if holder is heading or siblings.index(holder) > siblings.index(node):
+                return None
+            if not any(True for _ in node.iter("h1")):
+                return None  # the top block is not a story of its own: the title is a header above
+            inside = [el for el in holder.iter() if el in scores and el is not heading]
+            return max(inside, key=lambda el: scores[el]) if inside else None
         node = parent
     return None
 

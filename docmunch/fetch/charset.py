@@ -2,13 +2,15 @@
 
 Order (HTML Standard, "determining the character encoding", simplified to what a fetch can
 know): byte-order mark → HTTP ``charset`` → ``<meta>`` prescan of the first 1024 bytes (HTML only)
-→ valid UTF-8 → a detector (charset-normalizer) → UTF-8 with U+FFFD replacement. Labels are
+→ a later ``<meta>`` in the head while the bytes are still ASCII (:func:`late_meta`) → valid
+UTF-8 → a detector (charset-normalizer) → UTF-8 with U+FFFD replacement. Labels are
 resolved with the WHATWG Encoding Standard table (:mod:`docmunch.fetch.encodings`).
 """
 
 from __future__ import annotations
 
 import codecs
+import re
 
 import charset_normalizer
 
@@ -20,10 +22,12 @@ from docmunch.fetch.encodings import (
     python_codec,
 )
 
-__all__ = ["decode_bytes", "decode_html", "decode_text", "prescan_meta", "sniff_bom"]
+__all__ = ["decode_bytes", "decode_html", "decode_text", "late_meta", "prescan_meta", "sniff_bom"]
 
 PRESCAN_BYTES = 1024
 """How much of the document the ``<meta>`` prescan reads (HTML Standard: 1024 bytes)."""
+LATE_META_BYTES = 64 * 1024
+"""How far (bytes) :func:`late_meta` looks for a ``<meta>`` charset after the first 1024."""
 DETECTOR_BYTES = 64 * 1024
 """How much of the document the detector sees (bytes); bounds its cost on large pages."""
 
@@ -174,7 +178,35 @@ def prescan_meta(data: bytes) -> str | None:
     other tags' attributes (so ``<div title="<meta charset=x>">`` does not count), ``<!``/``</``/
     ``<?`` constructs are skipped; a ``content`` charset needs ``http-equiv="content-type"``.
     """
-    buf = data[:PRESCAN_BYTES]
+    return _prescan(data[:PRESCAN_BYTES])
+
+
+_NON_ASCII = re.compile(rb"[\x80-\xff]")
+_HEAD_END = re.compile(rb"</head[\s>]|<body[\s>]", re.IGNORECASE)
+
+
+def late_meta(data: bytes) -> str | None:
+    """The encoding a ``<meta>`` after the first 1024 bytes declares, when it is safe to honour.
+
+    Browsers that meet a ``<meta charset>`` later in the head than the prescan reads re-decode the
+    page with it (HTML Standard, "changing the encoding while parsing"). Honouring it here is
+    safe while every byte before it is ASCII: then the text read so far is the same in the
+    declared encoding (all encodings the prescan returns are ASCII-compatible). Scans, with the
+    prescan's rules, up to the first non-ASCII byte, the end of the head (``</head>`` or
+    ``<body>``) or :data:`LATE_META_BYTES`, whichever comes first; ``None`` when no declaration
+    is found there.
+    """
+    end = min(len(data), LATE_META_BYTES)
+    if (byte := _NON_ASCII.search(data, 0, end)) is not None:
+        end = byte.start()
+    if (head := _HEAD_END.search(data, 0, end)) is not None:
+        end = head.start()
+    if end <= PRESCAN_BYTES:
+        return None  # the prescan has already read all of it
+    return _prescan(data[:end])
+
+
+def _prescan(buf: bytes) -> str | None:
     n, pos = len(buf), 0
     while pos < n:
         if buf.startswith(b"<!--", pos):
@@ -246,7 +278,7 @@ def _choose(data: bytes, http_charset: str | None, *, html: bool) -> tuple[str, 
         return bom
     if http_charset and (named := lookup_label(http_charset)) is not None:
         return named, 0
-    if html and (meta := prescan_meta(data)) is not None:
+    if html and ((meta := prescan_meta(data)) is not None or (meta := late_meta(data)) is not None):
         return meta, 0
     try:
         data.decode("utf-8")
@@ -262,7 +294,8 @@ def decode_html(data: bytes, *, http_charset: str | None = None) -> tuple[str, s
 
     ``data`` is the whole body (bytes, already content-decoded); ``http_charset`` the raw
     ``charset`` parameter of the HTTP ``Content-Type`` (an unknown label is ignored). Order: BOM
-    (stripped from the text) → HTTP charset → ``<meta>`` prescan → strict UTF-8 → detector →
+    (stripped from the text) → HTTP charset → ``<meta>`` prescan → late ``<meta>`` in an ASCII
+    head → strict UTF-8 → detector →
     UTF-8 with replacement. Never raises; works for local ``.html`` files (``http_charset=None``).
     """
     encoding, skip = _choose(data, http_charset, html=True)

@@ -111,9 +111,11 @@ def extract_source(
 ) -> str | dict[str, Any]:
     """``docmunch extract``: the main content of a URL or a local file.
 
-    HTML is extracted and converted; Markdown and text are returned as they are; any other
-    format docmunch indexes (DOCX, PDF, reStructuredText, notebooks, MDX) gives the Markdown
-    rendition the index stores for it.
+    HTML is extracted and converted; a URL's links and images come out absolute, a local file's
+    as the page wrote them (``#frag``, ``other.html`` stay relative, so they still point next to
+    the file). Markdown and text are returned as they are; any other format docmunch indexes
+    (DOCX, PDF, reStructuredText, notebooks, MDX) gives the Markdown rendition the index stores
+    for it.
 
     Args:
         source: an ``http(s)`` URL or a file path.
@@ -154,11 +156,14 @@ def extract_source(
         )
         fields.update(platform="generic", markdown=text, text=text, content_html="", length=len(text))
     else:
-        article = extract(text, url=url)
+        # a local page keeps its links as written: "#frag" and "other.html" stay relative, so they
+        # still point at the same places next to the file; a fetched page's links are absolute
+        link_base = url if spec.kind == "url" else None
+        article = extract(text, url=link_base)
         fields = {
             "title": article.title,
             **article_meta(article),
-            "markdown": html_to_markdown(article.content, base_url=url),
+            "markdown": html_to_markdown(article.content, base_url=link_base),
             "text": article.text,
             "content_html": article.content_html,
             "length": article.length,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from docmunch.fetch import decode_html, decode_text
-from docmunch.fetch.charset import prescan_meta
+from docmunch.fetch.charset import late_meta, prescan_meta
 from docmunch.fetch.encodings import encoding_from_python, lookup_label
 
 RUSSIAN = (
@@ -119,6 +119,36 @@ def test_meta_then_utf8_then_detector_then_replacement():
     text, name = decode_html(("<p>" + RUSSIAN).encode("cp1251"))
     assert (text, name) == ("<p>" + RUSSIAN, "windows-1251")
     assert decode_html(b"")[1] == "UTF-8"
+
+
+def _late_page(meta: str, body: str, *, scripts: int = 40) -> bytes:
+    """A page whose head holds ``scripts`` KB of ASCII script before ``meta``, then ``body`` (Latin-1)."""
+    filler = "".join(f"<script>var x{i} = '{'a' * 1000}';</script>\n" for i in range(scripts))
+    return f"<html><head><title>t</title>{filler}{meta}</head><body>{body}</body></html>".encode("latin-1")
+
+
+def test_late_meta_in_an_ascii_head_is_honoured():
+    body = "<p>Überwachung der somatischen Zellen, Köllitsch</p>"
+    page = _late_page('<meta http-equiv="Content-Type" content="text/html; charset=iso-8859-1">', body)
+    assert prescan_meta(page) is None  # past the 1024 bytes of the standard prescan
+    assert late_meta(page) == "windows-1252"
+    text, name = decode_html(page)
+    assert name == "windows-1252" and body in text
+    assert decode_html(_late_page("<meta charset=koi8-r>", "<p>ok</p>"))[1] == "KOI8-R"
+
+
+def test_late_meta_is_ignored_after_non_ascii_bytes_or_outside_the_head():
+    # a non-ASCII byte before the declaration: the text read so far could change, so not honoured
+    early = _late_page("<meta charset=koi8-r>", "<p>x</p>").replace(b"<title>t", "<title>é".encode("latin-1"))
+    assert late_meta(early) is None
+    in_body = _late_page("", "<meta charset=koi8-r><p>x</p>")
+    assert late_meta(in_body) is None
+    too_far = _late_page("<meta charset=koi8-r>", "<p>x</p>", scripts=70)  # past LATE_META_BYTES
+    assert late_meta(too_far) is None
+    commented = _late_page("<!-- <meta charset=koi8-r> -->", "<p>x</p>")
+    assert late_meta(commented) is None
+    # a valid UTF-8 page without any declaration is still UTF-8
+    assert decode_html(_late_page("", "<p>plain</p>"))[1] == "UTF-8"
 
 
 def test_detector_prefers_common_web_encodings_on_a_near_tie():

@@ -68,6 +68,48 @@ def test_extract_local_file(fixtures_dir, capsys, docmunch_home):
     assert data["platform"] == "sphinx-furo"
 
 
+LINKED_PAGE = """<html><head><title>Local page</title></head><body><article><h1>Local page</h1>
+<p>See <a href="#usage">the usage section</a>, <a href="other.html#setup">the setup page</a>,
+<a href="sub/deep.html">a deeper page</a> and <a href="https://example.org/x">an external site</a>;
+this paragraph has enough words, and commas, to be the page's content for the extractor.</p>
+<h2 id="usage">Usage</h2><p>Run the tool with a file name, and it prints the result, which is
+what most people want, most of the time, when they try it for the first time.</p>
+<p><img src="img/diagram.png" alt="diagram"></p></article></body></html>"""
+
+
+def test_extract_local_file_keeps_links_relative(tmp_path: Path, capsys, docmunch_home):
+    page = tmp_path / "page.html"
+    page.write_text(LINKED_PAGE, encoding="utf-8")
+    for fmt in ("markdown", "html", "json"):
+        code, out, _ = run(capsys, "extract", str(page), "--format", fmt)
+        assert code == 0
+        text = json.loads(out)["markdown"] if fmt == "json" else out
+        assert "file:" not in text, fmt
+        if fmt == "html":
+            assert 'href="#usage"' in text and 'href="other.html#setup"' in text
+            assert 'src="img/diagram.png"' in text
+        else:
+            assert "(#usage)" in text and "(other.html#setup)" in text and "(sub/deep.html)" in text
+            assert "![diagram](img/diagram.png)" in text
+        assert "https://example.org/x" in text
+    data = json.loads(run(capsys, "extract", str(page), "--format", "json")[1])
+    assert data["url"] == page.resolve().as_uri()  # the page itself is still named absolutely
+
+
+def test_extract_url_keeps_absolute_links(capsys, docmunch_home):
+    site = SiteServer()
+    site.routes["/docs/page.html"] = Reply(body=LINKED_PAGE.encode())
+    try:
+        url = site.url("/docs/page.html")
+        code, out, _ = run(capsys, "extract", url, "--allow-private")
+    finally:
+        site.close()
+    assert code == 0
+    assert f"]({url}#usage)" in out
+    assert f"]({site.url('/docs/other.html')}#setup)" in out
+    assert f"![diagram]({site.url('/docs/img/diagram.png')})" in out
+
+
 def test_loopback_is_refused_without_allow_private(httpx_site, capsys, docmunch_home, monkeypatch):
     monkeypatch.delenv("DOCMUNCH_ALLOW_PRIVATE", raising=False)
     url = httpx_site.url("/")
