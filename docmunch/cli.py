@@ -43,7 +43,8 @@ def _optional(module: str, func: str, what: str) -> Callable[..., Any]:
     """``module.func`` when that module exists, else a SourceError saying ``what`` is unsupported."""
     if importlib.util.find_spec(module) is None:
         raise SourceError(f"{what} is not supported yet by this docmunch")
-    return getattr(importlib.import_module(module), func)  # type: ignore[no-any-return]
+    found: Callable[..., Any] = getattr(importlib.import_module(module), func)
+    return found
 
 
 # --- commands --------------------------------------------------------------------------------
@@ -136,7 +137,8 @@ def _run_outcome(report: IndexReport, args: argparse.Namespace) -> int:
 def _url_repo(url: str, args: argparse.Namespace) -> str | None:
     """``--repo`` with ``--version`` attached (a URL's default repo name is its host[:port])."""
     if args.version is None:
-        return args.repo  # type: ignore[no-any-return]
+        repo: str | None = args.repo
+        return repo
     from docmunch.sources.urls import default_repo_name
 
     return with_version(args.repo or default_repo_name(url), args.version)

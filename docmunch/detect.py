@@ -258,6 +258,11 @@ _HREFS = etree.XPath("//link/@href", smart_strings=False)
 _SRCS = etree.XPath("//script/@src", smart_strings=False)
 
 
+def _strings(result: object) -> list[str]:
+    """The values of an attribute XPath result (a list of plain ``str`` with ``smart_strings=False``)."""
+    return [value for value in result if isinstance(value, str)] if isinstance(result, list) else []
+
+
 class _Evidence:
     """Class tokens, ids and asset URLs of one page, collected once."""
 
@@ -266,11 +271,11 @@ class _Evidence:
     def __init__(self, root: HtmlElement) -> None:
         # one string of every class attribute: a substring test rules most needles out cheaply,
         # and only the class values that contain a needle are split into tokens
-        self.class_text = " ".join(str(value) for value in _CLASSES(root))
+        self.class_text = " ".join(_strings(_CLASSES(root)))
         self.classes: dict[str, bool] = {}
-        self.ids = {str(value) for value in _IDS(root)}
-        self.hrefs = [str(value) for value in _HREFS(root)]
-        self.srcs = [str(value) for value in _SRCS(root)]
+        self.ids = set(_strings(_IDS(root)))
+        self.hrefs = _strings(_HREFS(root))
+        self.srcs = _strings(_SRCS(root))
 
     def _has_class(self, needle: str) -> bool:
         found = self.classes.get(needle)
@@ -337,7 +342,8 @@ def _compiled(selector: str) -> etree.XPath:
 
 def select(root: HtmlElement, selector: str) -> list[HtmlElement]:
     """Elements under ``root`` matching the CSS ``selector`` (document order)."""
-    return _compiled(selector)(root)  # type: ignore[no-any-return]
+    found = _compiled(selector)(root)
+    return [el for el in found if isinstance(el, HtmlElement)] if isinstance(found, list) else []
 
 
 def _platform(name: str, evidence: str) -> Platform:
@@ -359,7 +365,7 @@ def detect_platform(root: HtmlElement, *, url: str | None = None) -> Platform:
     Cost: five C-level XPath queries over the tree, then set look-ups.
     """
     evidence = _Evidence(root)
-    for content in _GENERATOR(root):
+    for content in _strings(_GENERATOR(root)):
         for pattern, name in _GENERATOR_RULES:
             if pattern.search(content):
                 why = f"meta generator {content.strip()!r}"

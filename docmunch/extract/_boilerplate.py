@@ -467,8 +467,9 @@ def _link_teaser(el: HtmlElement) -> bool:
         teaser = len(items) >= 2 and all(_is_teaser_line(li) for li in items)
     else:
         teaser = el.tag != "li" and _is_teaser_line(el)
-    if teaser and _is_label_line(el.getprevious()):
-        dom.remove(el.getprevious())
+    label = el.getprevious()
+    if teaser and label is not None and _is_label_line(label):
+        dom.remove(label)
     return teaser
 
 

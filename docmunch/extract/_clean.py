@@ -409,7 +409,8 @@ def prep_article(article: HtmlElement, flags: int, scores: dict[HtmlElement, flo
         if not any(True for _ in p.iter("img", "embed", "object", "iframe")) and not dom.text_of(p).strip():
             dom.remove(p)
     for br in list(article.iterdescendants("br")):
-        if (br.tail is None or not br.tail.strip()) and br.getnext() is not None and br.getnext().tag == "p":
+        after = br.getnext()
+        if (br.tail is None or not br.tail.strip()) and after is not None and after.tag == "p":
             dom.remove(br)
     for table in list(article.iterdescendants("table")):
         body = table[0] if dom.has_single_tag_inside(table, "tbody") else table

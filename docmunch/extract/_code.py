@@ -119,10 +119,11 @@ def _is_tool(el: HtmlElement) -> bool:
 def _language(pre: HtmlElement, scope: HtmlElement) -> str | None:
     """The language a ``language-x``/``lang-x`` class names on ``pre``, its ``<code>`` or up to ``scope``."""
     nodes = [*pre.iter("code"), pre]
-    node = pre
-    while node is not scope and node.getparent() is not None:
+    node: HtmlElement | None = pre
+    while node is not scope and node is not None:
         node = node.getparent()
-        nodes.append(node)
+        if node is not None:
+            nodes.append(node)
     for el in nodes:
         for token in _classes(el):
             match = _LANGUAGE_CLASS.match(token)

@@ -9,7 +9,7 @@ iterative (explicit loops or lxml's C iterators): trees thousands of levels deep
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 import lxml.etree as etree
 from lxml.html import HtmlElement
@@ -204,7 +204,9 @@ def ancestors(node: HtmlElement, max_depth: int = 0) -> list[HtmlElement]:
     return out
 
 
-def has_ancestor_tag(node: HtmlElement, tag: str, max_depth: int = 3, predicate=None) -> bool:
+def has_ancestor_tag(
+    node: HtmlElement, tag: str, max_depth: int = 3, predicate: Callable[[HtmlElement], bool] | None = None
+) -> bool:
     """Readability's ``_hasAncestorTag``; ``max_depth`` <= 0 means unlimited."""
     depth = 0
     parent = node.getparent()

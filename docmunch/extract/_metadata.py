@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit
 
 from lxml.html import HtmlElement
@@ -167,7 +168,7 @@ def _is_article_type(value: object) -> bool:
     return isinstance(value, str) and bool(_JSONLD_TYPES.search(value))
 
 
-def _from_json_ld(parsed: dict, root: HtmlElement) -> dict[str, str]:
+def _from_json_ld(parsed: dict[str, Any], root: HtmlElement) -> dict[str, str]:
     out: dict[str, str] = {}
     name, headline = parsed.get("name"), parsed.get("headline")
     if isinstance(name, str) and isinstance(headline, str) and name != headline:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import codecs
 import re
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import lxml.etree as etree
 import lxml.html
@@ -38,11 +38,15 @@ import lxml.html
 from docmunch.extract._budget import check_budget
 from docmunch.extract._depth import MAX_TREE_DEPTH, flatten_deep_nesting
 
+if TYPE_CHECKING:
+    from selectolax.lexbor import LexborHTMLParser
+
 __all__ = ["decode_bytes", "parse_html"]
 
 # A C-level class lookup (every element is an HtmlElement): lxml.html's own lookup runs Python code
 # for each proxy it creates, which costs ~40 % of extraction time on large pages.
-_PARSER = etree.HTMLParser()
+# (the annotation tells the type checker what the lookup below makes)
+_PARSER: etree.HTMLParser[lxml.html.HtmlElement] = etree.HTMLParser()
 _PARSER.set_element_class_lookup(
     etree.ElementDefaultClassLookup(element=lxml.html.HtmlElement, comment=lxml.html.HtmlComment)
 )
@@ -54,10 +58,16 @@ _BAD_NAME_CHARS = re.compile(r"[^A-Za-z0-9_.\-]")
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:\-]+)""", re.IGNORECASE)
 _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
 
-try:  # pragma: no branch - depends on the environment
-    from selectolax.lexbor import LexborHTMLParser as _Lexbor
-except ImportError:  # pragma: no cover - fallback path
-    _Lexbor = None
+
+def _load_lexbor() -> type[LexborHTMLParser] | None:
+    try:  # pragma: no branch - depends on the environment
+        from selectolax.lexbor import LexborHTMLParser
+    except ImportError:  # pragma: no cover - fallback path
+        return None
+    return LexborHTMLParser
+
+
+_Lexbor = _load_lexbor()
 
 
 def decode_bytes(data: bytes) -> str:
@@ -68,12 +78,12 @@ def decode_bytes(data: bytes) -> str:
     replacement characters. Never raises on bad bytes.
     """
     try:
-        from docmunch.fetch import decode_html  # type: ignore[attr-defined]
-    except ImportError:
-        decode_html = None
-    if decode_html is not None:
+        from docmunch.fetch import decode_html
+    except ImportError:  # pragma: no cover - fallback path
+        pass
+    else:
         text, _encoding = decode_html(data)
-        return str(text)
+        return text
     for bom, encoding in _BOMS:
         if data.startswith(bom):
             return data[len(bom) :].decode(encoding, errors="replace")
@@ -158,7 +168,7 @@ def _from_lexbor(html: str) -> lxml.html.HtmlElement:
     """
     assert _Lexbor is not None
     source = _Lexbor(html).root
-    if source is None:
+    if source is None or source.tag is None:  # lexbor always builds <html>; never seen untagged
         return _MAKE("html", {})
     root = _MAKE(_tag_name(source.tag), _attributes(source.attributes, True))
     etree.ElementTree(root)  # SubElement needs the root in a document

@@ -191,7 +191,7 @@ def wrap_phrasing(div: HtmlElement) -> None:
     div.text = None
     for child in list(div):
         div.remove(child)
-    out: list[str | HtmlElement] = []
+    out: list[str | HtmlElement | list[str | HtmlElement]] = []  # a list: one run for a <p>
     para: list[str | HtmlElement] | None = None
     for item in items:
         phrasing = isinstance(item, str) or dom.is_phrasing(item)
@@ -200,7 +200,7 @@ def wrap_phrasing(div: HtmlElement) -> None:
                 para.append(item)
             elif not _is_ws_item(item):
                 para = [item]
-                out.append(para)  # type: ignore[arg-type]
+                out.append(para)
             else:
                 out.append(item)
         else:

@@ -185,7 +185,8 @@ def _is_page_wrapper(node: HtmlElement, page_chars: int) -> bool:
 
 
 def _init_score(el: HtmlElement, flags: int) -> float:
-    return _TAG_SCORE.get(el.tag, 0) + class_weight(el, flags)
+    tag = el.tag
+    return (_TAG_SCORE.get(tag, 0) if isinstance(tag, str) else 0) + class_weight(el, flags)
 
 
 def _prepare_and_collect(

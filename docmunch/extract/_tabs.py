@@ -84,10 +84,10 @@ def _pairs(tablist: HtmlElement, by_id: dict[str, HtmlElement]) -> list[tuple[Ht
 
 def unfold_tabs(root: HtmlElement) -> None:
     """Unfold every ARIA tab set under ``root`` (the ``<html>`` element), in place."""
-    tablists = _TABLISTS(root)
+    tablists = [el for el in _TABLISTS(root) if isinstance(el, HtmlElement)]
     if not tablists:
         return
-    by_id = {el.get("id"): el for el in root.iter() if el.get("role") == "tabpanel" and el.get("id")}
+    by_id = {key: el for el in root.iter() if el.get("role") == "tabpanel" and (key := el.get("id"))}
     for tablist in tablists:
         if tablist.getparent() is None:
             continue

@@ -168,7 +168,7 @@ class _DocxRenderer:
     def _number(self, block: etree._Element) -> dict[etree._Element, int]:
         """Document-wide ordinals of the paragraphs of one top-level block (and count them)."""
         ordinal: dict[etree._Element, int] = {}
-        for p in _XP_OWN_PARAGRAPHS(block):
+        for p in _elements(_XP_OWN_PARAGRAPHS, block):
             ordinal[p] = self.paragraphs
             self.paragraphs += 1
             if p.get(_PARAID):
@@ -352,9 +352,9 @@ class _DocxRenderer:
                 continue
             if kind not in indexed:  # one pass over the part, not one per reference
                 by_id: dict[str, etree._Element] = {}
-                for note in root.iter(qn(f"w:{kind}")):
-                    by_id.setdefault(note.get(qn("w:id"), ""), note)
-                indexed[kind] = (by_id, {p: i for i, p in enumerate(_XP_PARAGRAPHS(root))})
+                for entry in root.iter(qn(f"w:{kind}")):
+                    by_id.setdefault(entry.get(qn("w:id"), ""), entry)
+                indexed[kind] = (by_id, {p: i for i, p in enumerate(_paragraphs(root))})
             by_id, ordinal = indexed[kind]
             note = by_id.get(note_id)
             if note is None:
@@ -381,13 +381,19 @@ def _is_styled(p: _Para) -> bool:
     return f.para_outline is not None or f.style_outline is not None or "head" in f.style_name.lower()
 
 
+def _elements(xpath: etree.XPath, el: etree._Element) -> list[etree._Element]:
+    """The elements an element-selecting XPath finds under ``el``, in document order."""
+    found = xpath(el)
+    return [e for e in found if isinstance(e, etree._Element)] if isinstance(found, list) else []
+
+
 def _paragraphs(el: etree._Element) -> list[etree._Element]:
-    return list(_XP_PARAGRAPHS(el))
+    return _elements(_XP_PARAGRAPHS, el)
 
 
 def _text_boxes(p: etree._Element) -> list[etree._Element]:
     """Outermost ``w:txbxContent`` anchored in ``p`` (mc:Fallback copies excluded)."""
-    boxes = _XP_TEXT_BOXES(p)
+    boxes = _elements(_XP_TEXT_BOXES, p)
     return [b for b in boxes if _nearest(b, qn("w:txbxContent")) is None]
 
 

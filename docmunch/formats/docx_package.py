@@ -37,7 +37,7 @@ import posixpath
 import urllib.parse
 import zipfile
 from collections.abc import Iterator
-from typing import IO
+from typing import IO, Literal
 
 from lxml import etree
 
@@ -76,9 +76,14 @@ _WORD_TYPES = ("wordprocessingml.document.main+xml", "wordprocessingml.template.
 _READ_CHUNK = 1 << 16
 
 
-def _parser_options() -> dict[str, bool]:
-    return {"resolve_entities": False, "no_network": True, "load_dtd": False, "remove_comments": True,
-            "huge_tree": False}
+def _iterparse(
+    reader: _CountingReader, event: Literal["start", "end"]
+) -> Iterator[tuple[str, etree._Element]]:
+    """``(event, element)`` pairs of one part, parsed without entities, DTDs, network or comments."""
+    return etree.iterparse(
+        reader, events=(event,), resolve_entities=False, no_network=True, load_dtd=False,
+        remove_comments=True, huge_tree=False,
+    )
 
 
 class _Budget:
@@ -210,7 +215,7 @@ class DocxPackage:
         elements = 0
         root: etree._Element | None = None
         try:
-            for _event, element in etree.iterparse(reader, events=("start",), **_parser_options()):
+            for _event, element in _iterparse(reader, "start"):
                 if root is None:
                     root = element
                 elements += 1
@@ -277,7 +282,7 @@ class DocxPackage:
         block_start = 0  # reader.count when it began
         seen_body = False
         try:
-            for _event, element in etree.iterparse(reader, events=("end",), **_parser_options()):
+            for _event, element in _iterparse(reader, "end"):
                 parent = element.getparent()
                 elements += 1
                 if element.tag == _P:

@@ -201,8 +201,8 @@ def parse_numbering(root: etree._Element | None) -> dict[tuple[str, int], str]:
     for num in root.iter(qn("w:num")):
         ref = num.find(qn("w:abstractNumId"))
         levels = abstract.get(ref.get(_VAL, "") if ref is not None else "", {})
-        for ilvl, fmt in levels.items():
-            out[(num.get(qn("w:numId"), ""), ilvl)] = fmt
+        for ilvl, level_format in levels.items():
+            out[(num.get(qn("w:numId"), ""), ilvl)] = level_format
     return out
 
 

@@ -48,8 +48,9 @@ def _language(nb: dict[str, Any]) -> str:
 
 
 def _cells(nb: dict[str, Any]) -> list[dict[str, Any]]:
-    if isinstance(nb.get("cells"), list):
-        return nb["cells"]
+    cells = nb.get("cells")
+    if isinstance(cells, list):
+        return cells
     worksheets = nb.get("worksheets")
     if isinstance(worksheets, list) and worksheets and isinstance(worksheets[0], dict):
         return list(worksheets[0].get("cells") or [])

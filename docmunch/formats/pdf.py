@@ -115,7 +115,7 @@ def _render(pdf: pdfium.PdfDocument, source: str, *, use_outline: bool = True) -
             textpage.close()
             page.close()
         label = pdf.get_page_label(index) or None
-        pages.append(PdfPage(index, label, lines, box, tags))  # type: ignore[arg-type]
+        pages.append(PdfPage(index, label, lines, box, tags))
     if not any(page.lines for page in pages):
         raise NoTextLayer("no text layer (scanned); OCR is not supported", path=source)
     furniture = find_furniture([page.lines for page in pages], [page.box for page in pages])

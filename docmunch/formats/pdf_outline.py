@@ -11,6 +11,7 @@ from __future__ import annotations
 import ctypes
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
@@ -44,13 +45,14 @@ def read_outline(pdf: pdfium.PdfDocument) -> list[OutlineEntry]:
     """All bookmarks in document order, guarded against cycles, depth and size."""
     out: list[OutlineEntry] = []
     seen: set[int] = set()
-    stack: list[tuple[object, int]] = []  # (bookmark pointer, level), pre-order via a stack
+    # (bookmark pointer, level), pre-order via a stack; pypdfium2.raw's ctypes pointers are untyped
+    stack: list[tuple[Any, int]] = []
     first = pdfium_c.FPDFBookmark_GetFirstChild(pdf, None)
     if first:
         stack.append((first, 0))
     while stack and len(out) < MAX_ENTRIES:
         ptr, level = stack.pop()
-        address = ctypes.addressof(ptr.contents)  # type: ignore[attr-defined]
+        address = ctypes.addressof(ptr.contents)
         if address in seen:
             continue
         seen.add(address)

@@ -87,7 +87,7 @@ def render_rst(path: Path, data: bytes, *, password: str | None = None) -> Rendi
         if not isinstance(title, nodes.title) or title.line is None:
             continue
         depth = 0
-        parent = section
+        parent: nodes.Node | None = section
         while parent is not None:
             depth += isinstance(parent, nodes.section)
             parent = parent.parent

@@ -74,7 +74,8 @@ def stem(word: str) -> str:
     the casefolded word otherwise (``Pods`` → ``pod``, ``v1beta1`` → ``v1beta1``)."""
     folded = word.casefold()
     if folded.isascii() and folded.isalpha():
-        return _STEMMER.stemWord(folded)  # type: ignore[no-any-return]
+        stemmed: str = _STEMMER.stemWord(folded)  # PyStemmer has no type hints
+        return stemmed
     return folded
 
 

@@ -188,7 +188,11 @@ def read_manifest(conn: sqlite3.Connection, path: Path) -> dict[str, Any]:
     try:
         manifest = json.loads(text)
         kind, pack_format, schema = manifest["format"], manifest["pack_format"], manifest["schema_version"]
-        if not isinstance(manifest["repo"]["name"], str) or not isinstance(manifest["blobs"], dict):
+        if (
+            not isinstance(manifest, dict)
+            or not isinstance(manifest["repo"]["name"], str)
+            or not isinstance(manifest["blobs"], dict)
+        ):
             raise TypeError("repo name or blob list")
     except (ValueError, KeyError, TypeError) as exc:
         raise _corrupt(path, f"malformed manifest: {exc}") from None
@@ -201,7 +205,7 @@ def read_manifest(conn: sqlite3.Connection, path: Path) -> dict[str, Any]:
             f"{SCHEMA_VERSION}: export it again with a matching docmunch, or index the docs here",
             path=str(path),
         )
-    return manifest  # type: ignore[no-any-return]
+    return manifest
 
 
 def _verified_docs(

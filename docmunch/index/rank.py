@@ -107,6 +107,12 @@ class _Term:
     """Added by pseudo-relevance feedback: re-weights candidates, makes none."""
 
 
+def _weighted_counts(at: npt.NDArray[np.intp], weights: Floats, minlength: int = 0) -> Floats:
+    """``np.bincount`` with ``weights``: the float64 sum of the weights at each index."""
+    # numpy's stub types every bincount as intp; with weights it returns float64
+    return np.bincount(at, weights=weights, minlength=minlength)  # type: ignore[return-value]
+
+
 def _accumulate(
     parts: Sequence[tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint8], float]],
 ) -> tuple[Ids, Floats, Floats]:
@@ -121,12 +127,12 @@ def _accumulate(
     span = int(ids.max()) - lo + 1
     if span <= 4 * ids.size + 4096:
         at = ids - lo
-        acc = np.bincount(at, weights=contrib, minlength=span)
-        matched = np.bincount(at, weights=match, minlength=span)
+        acc = _weighted_counts(at, contrib, span)
+        matched = _weighted_counts(at, match, span)
         hit = np.flatnonzero(matched)
-        return hit + lo, acc[hit], matched[hit]
+        return (hit + lo).astype(np.int64, copy=False), acc[hit], matched[hit]
     uniq, inverse = np.unique(ids, return_inverse=True)
-    return uniq, np.bincount(inverse, weights=contrib), np.bincount(inverse, weights=match)
+    return uniq, _weighted_counts(inverse, contrib), _weighted_counts(inverse, match)
 
 
 class Ranker:
@@ -310,8 +316,8 @@ class Ranker:
             return False
         top = scored[best[0]][0]
         marks = ",".join("?" * len(best))
-        rows = self.conn.execute(f"SELECT id, repo_id, term FROM terms WHERE id IN ({marks})", best)
-        rows = rows.fetchall()
+        sql = f"SELECT id, repo_id, term FROM terms WHERE id IN ({marks})"
+        rows = self.conn.execute(sql, best).fetchall()
         blobs = read_postings(self.conn, best)
         for tid, repo_id, term in rows:
             sections, docs = blobs.get(tid, (b"", b""))

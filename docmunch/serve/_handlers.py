@@ -87,10 +87,10 @@ def _optional_source(module: str, attr: str, what: str) -> Callable[..., Any]:
         if err.name is not None and module.startswith(err.name):
             raise DocmunchError(f"{what} is not supported yet in this docmunch build") from None
         raise
-    func = getattr(mod, attr, None)
+    func: Callable[..., Any] | None = getattr(mod, attr, None)
     if func is None:
         raise DocmunchError(f"{what} is not supported yet in this docmunch build")
-    return func  # type: ignore[no-any-return]
+    return func
 
 
 def _call_with_supported(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

@@ -84,12 +84,12 @@ class _BoundedTarInfo(tarfile.TarInfo):
 
     def _proc_pax(self, tarfile: tarfile.TarFile) -> tarfile.TarInfo:
         if not self._discard(tarfile):
-            return super()._proc_pax(tarfile)  # type: ignore[misc,no-any-return]
+            return super()._proc_pax(tarfile)  # type: ignore[misc,no-any-return]  # not in typeshed
         return self._skip_to_next(tarfile, f"{self.size}-byte pax header")
 
     def _proc_gnulong(self, tarfile: tarfile.TarFile) -> tarfile.TarInfo:
         if not self._discard(tarfile):
-            return super()._proc_gnulong(tarfile)  # type: ignore[misc,no-any-return]
+            return super()._proc_gnulong(tarfile)  # type: ignore[misc,no-any-return]  # not in typeshed
         return self._skip_to_next(tarfile, f"{self.size}-byte GNU long name")
 
 
