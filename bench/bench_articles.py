@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 from rich.table import Table
 
@@ -26,7 +27,7 @@ PAGES_REPORT = ROOT / "reports" / "articles.json"
 """Per-page results of the last run (git-ignored, like every report)."""
 
 
-def run(fixtures: Path) -> dict:
+def run(fixtures: Path) -> dict[str, Any]:
     """Score and time every extractor on every article page; summary per extractor (JSON-able)."""
     pages = load_articles(fixtures)
     started = time.perf_counter()
@@ -49,7 +50,7 @@ def run(fixtures: Path) -> dict:
     }
 
 
-def table(result: dict) -> Table:
+def table(result: dict[str, Any]) -> Table:
     """One row per extractor: P/R/F1/accuracy, pooled counts, ms/page."""
     out = Table(title=f"Articles ({result['pages']} pages, articles-dev snippets, micro-averaged)")
     for column in ("extractor", "precision", "recall", "F1", "accuracy", "TP/FP/FN/TN", "leaking pages",

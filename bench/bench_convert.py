@@ -12,6 +12,7 @@ import json
 import statistics
 import time
 from pathlib import Path
+from typing import Any
 
 import html5lib
 from lxml import etree
@@ -25,7 +26,10 @@ _REPEATS = 5
 
 
 def _container(page_file: Path, selector: str, removed: list[str]) -> etree._Element | None:
-    document = html5lib.parse(page_file.read_bytes(), treebuilder="lxml", namespaceHTMLElements=False)
+    # with the lxml tree builder html5lib returns an lxml tree (its stubs say Any)
+    document: etree._ElementTree = html5lib.parse(
+        page_file.read_bytes(), treebuilder="lxml", namespaceHTMLElements=False
+    )
     found = CSSSelector(selector, translator="html")(document.getroot())
     if not found:
         return None
@@ -50,7 +54,7 @@ def _inline_text(token: object) -> str:
     return " ".join("".join(c.content for c in children if c.type in {"text", "code_inline"}).split())
 
 
-def run(fixtures: Path) -> dict:
+def run(fixtures: Path) -> dict[str, Any]:
     """Convert every docs-sites page; returns timings (ms) and fidelity counts."""
     md = MarkdownIt("commonmark").enable("table")
     timings: list[float] = []
@@ -99,7 +103,7 @@ def run(fixtures: Path) -> dict:
     }
 
 
-def table(result: dict) -> Table:
+def table(result: dict[str, Any]) -> Table:
     """The converter result as a rich table."""
     out = Table(title="HTML → Markdown (docs-sites main containers, best of 5 runs)")
     for column in ("pages", "median ms", "p95 ms", "max ms", "ms / 100 KB", "headings", "code blocks"):

@@ -27,6 +27,7 @@ import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import lxml.html
 from rich.table import Table
@@ -56,7 +57,10 @@ def _docmunch_generic_run(html: str) -> object:
 
 
 def _docmunch_read(html: str, article: object) -> tuple[str | None, str]:
-    return article.title, article.text  # type: ignore[attr-defined]
+    from docmunch.extract import Article
+
+    assert isinstance(article, Article), type(article)
+    return article.title, article.text
 
 
 def _readability_run(html: str) -> object:
@@ -67,7 +71,8 @@ def _readability_run(html: str) -> object:
 
 
 def _readability_read(html: str, result: object) -> tuple[str | None, str]:
-    doc, summary = result  # type: ignore[misc]
+    assert isinstance(result, tuple), type(result)
+    doc, summary = result
     text = lxml.html.fromstring(summary).text_content() if summary.strip() else ""
     return doc.short_title(), text
 
@@ -131,7 +136,7 @@ def _p95(values: list[float]) -> float:
 
 
 def _row(kind: str, name: str, extractor: str, ms: float, title: str | None, text: str,
-         ref_title: str | None, ref_text: str, error: str | None) -> dict:  # fmt: skip
+         ref_title: str | None, ref_text: str, error: str | None) -> dict[str, Any]:  # fmt: skip
     ours, reference = tokens(text), tokens(ref_text)
     score = prf(ours, reference)
     return {
@@ -148,9 +153,9 @@ def _row(kind: str, name: str, extractor: str, ms: float, title: str | None, tex
     }
 
 
-def run(fixtures: Path) -> dict:
+def run(fixtures: Path) -> dict[str, Any]:
     """Score and time every extractor on every page; returns summary + per-page rows (JSON-able)."""
-    rows: list[dict] = []
+    rows: list[dict[str, Any]] = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for kind, name, html, ref_title, ref_text in _pages(fixtures):
@@ -159,7 +164,7 @@ def run(fixtures: Path) -> dict:
                 result, ms, error = _timed(run_fn, html)
                 title, text = (None, "") if error else read_fn(html, result)
                 rows.append(_row(kind, name, extractor, ms, title, text, ref_title, ref_text, error))
-    summary: dict[str, dict] = {}
+    summary: dict[str, dict[str, Any]] = {}
     for kind in ("readability", "docs"):
         for extractor in (*EXTRACTORS, GENERIC[0]):
             sel = [r for r in rows if r["set"] == kind and r["extractor"] == extractor]
@@ -190,7 +195,7 @@ def run(fixtures: Path) -> dict:
     return {"repeats": REPEATS, "summary": summary, "speed_ratio": ratios, "rows": rows}
 
 
-def table(result: dict) -> Table:
+def table(result: dict[str, Any]) -> Table:
     """One row per (page set, extractor): ms/page and accuracy; then docmunch's time ratios."""
     out = Table(
         title=f"Extraction: ms/page (fastest of {result.get('repeats', 1)}) and token accuracy "

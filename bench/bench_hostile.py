@@ -12,6 +12,7 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from rich.table import Table
 
@@ -24,19 +25,33 @@ def _fifo(folder: Path) -> None:
     os.mkfifo(folder / "x.md")
 
 
+def _text_file(name: str, text: str) -> Callable[[Path], None]:
+    def write(folder: Path) -> None:
+        (folder / name).write_text(text, encoding="utf-8")
+
+    return write
+
+
+def _bytes_file(name: str, make: Callable[[], bytes]) -> Callable[[Path], None]:
+    def write(folder: Path) -> None:
+        (folder / name).write_bytes(make())
+
+    return write
+
+
 def _inputs() -> dict[str, Callable[[Path], None]]:
     out: dict[str, Callable[[Path], None]] = {}
     for name in ("recursive.md", "bomb.md", "deep.md"):
-        out[f"front matter {name}"] = lambda d, n=name: (d / n).write_text(FRONT_MATTER[n], encoding="utf-8")
+        out[f"front matter {name}"] = _text_file(name, FRONT_MATTER[name])
     for name in ("million-paragraphs.docx", "empty-paragraphs.docx", "million-runs.docx"):
-        out[f"docx {name}"] = lambda d, n=name: (d / n).write_bytes(DOCX_BOMBS[n][0]())
+        out[f"docx {name}"] = _bytes_file(name, DOCX_BOMBS[name][0])
     for name in ("glyphs.pdf", "paths-big.pdf"):
-        out[f"pdf {name}"] = lambda d, n=name: (d / n).write_bytes(PDF_BOMBS[n][0]())
+        out[f"pdf {name}"] = _bytes_file(name, PDF_BOMBS[name][0])
     out["folder with a FIFO x.md"] = _fifo
     return out
 
 
-def run(fixtures: Path) -> dict:
+def run(fixtures: Path) -> dict[str, Any]:
     """Per input: seconds, peak RSS in MiB, exit status and the error/skip line."""
     rows: list[dict[str, object]] = []
     for label, make in _inputs().items():
@@ -54,7 +69,7 @@ def run(fixtures: Path) -> dict:
     return {"inputs": rows}
 
 
-def table(result: dict) -> Table:
+def table(result: dict[str, Any]) -> Table:
     """One row per hostile input."""
     out = Table(title="Hostile inputs: one docmunch index run each (beside one good file)")
     for column in ("input", "s", "peak RSS MB", "exit", "line"):

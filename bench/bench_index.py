@@ -129,7 +129,7 @@ def run(fixtures: Path) -> dict[str, Any]:
     )
     if proc.returncode != 0:
         raise RuntimeError(f"bench_index child failed: {proc.stderr.strip()[-2000:]}")
-    result = json.loads(proc.stdout)
+    result: dict[str, Any] = json.loads(proc.stdout)
     result["targets"] = TARGETS
     result["cpu_count"] = _cpus()
     return result

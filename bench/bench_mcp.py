@@ -17,10 +17,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import anyio
+import mcp_types as types
 from mcp import Client, StdioServerParameters
 from rich.table import Table
 
@@ -56,17 +58,23 @@ def _summary(client_ms: list[float], server_ms: list[float]) -> dict[str, float]
     }
 
 
+def _first_text(result: types.CallToolResult) -> str:
+    """The text of a tool result's first content block (the message of an error result)."""
+    first = result.content[0] if result.content else None
+    return first.text if isinstance(first, types.TextContent) else repr(first)
+
+
 async def _measure(corpus: Path, home: Path) -> dict[str, Any]:
     env = dict(os.environ, DOCMUNCH_HOME=str(home), DOCMUNCH_LOG="warning")
     params = StdioServerParameters(command=sys.executable, args=["-m", "docmunch", "serve"], env=env)
     async with Client(params, mode="legacy") as client:
         report = await client.call_tool("index_local", {"path": str(corpus), "name": "rust-book"})
         if report.is_error:
-            raise RuntimeError(report.content[0].text)  # type: ignore[union-attr]
+            raise RuntimeError(_first_text(report))
         toc = await client.call_tool("get_toc", {"repo": "rust-book", "limit": 5000})
-        ids = [s["id"] for s in toc.structured_content["sections"]]  # type: ignore[index]
+        ids = [s["id"] for s in toc.structured_content["sections"]]
 
-        async def timed(name: str, args_for: Any) -> dict[str, float]:
+        async def timed(name: str, args_for: Callable[[int], dict[str, Any]]) -> dict[str, float]:
             client_ms: list[float] = []
             server_ms: list[float] = []
             for i in range(WARMUP + CALLS):
@@ -75,7 +83,7 @@ async def _measure(corpus: Path, home: Path) -> dict[str, Any]:
                 result = await client.call_tool(name, args)
                 elapsed = (time.perf_counter() - start) * 1000
                 if result.is_error:
-                    raise RuntimeError(f"{name} {args}: {result.content[0].text}")  # type: ignore[union-attr]
+                    raise RuntimeError(f"{name} {args}: {_first_text(result)}")
                 if i >= WARMUP:
                     client_ms.append(elapsed)
                     server_ms.append(float((result.meta or {}).get("latency_ms", 0.0)))
@@ -113,9 +121,9 @@ class _RawClient:
         self.next_id += 1
         self._send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
         while True:
-            answer = json.loads(self.proc.stdout.readline())
+            answer: dict[str, Any] = json.loads(self.proc.stdout.readline())
             if answer.get("id") == self.next_id:
-                return answer  # type: ignore[no-any-return]
+                return answer
 
     def close(self) -> None:
         assert self.proc.stdin is not None
@@ -127,10 +135,11 @@ def _measure_raw(home: Path, ids: list[str]) -> dict[str, Any]:
     client = _RawClient(dict(os.environ, DOCMUNCH_HOME=str(home), DOCMUNCH_LOG="warning"))
     out: dict[str, Any] = {}
     try:
-        for name, args_for in (
+        calls: tuple[tuple[str, Callable[[int], dict[str, Any]]], ...] = (
             ("get_section", lambda i: {"repo": "rust-book", "section_id": ids[i % len(ids)]}),
             ("search_sections", lambda i: {"repo": "rust-book", "query": QUERIES[i % len(QUERIES)]}),
-        ):
+        )
+        for name, args_for in calls:
             client_ms: list[float] = []
             server_ms: list[float] = []
             for i in range(WARMUP + CALLS):

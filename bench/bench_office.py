@@ -43,7 +43,7 @@ def _plain_pdf(data: bytes, password: str | None) -> int:
         return sum(len(pdf[i].get_textpage().get_text_range()) for i in range(len(pdf)))
 
 
-def run(fixtures: Path) -> dict:
+def run(fixtures: Path) -> dict[str, Any]:
     """Per file: units (paragraphs or pages), ms for docmunch and for the plain floor."""
     files: list[dict[str, Any]] = []
     for path in sorted((fixtures / "office").glob("*/*")):
@@ -88,7 +88,7 @@ def run(fixtures: Path) -> dict:
     return {"files": files, "summary": summary}
 
 
-def table(result: dict) -> Table:
+def table(result: dict[str, Any]) -> Table:
     """One row per file plus the per-format throughput."""
     out = Table(title="Office formats: docmunch rendition vs plain library text (best of 3)")
     for column in ("file", "units", "ms", "plain ms", "blocks", "headings", "source / error"):

@@ -273,15 +273,16 @@ def _baseline(fixtures: Path) -> dict[str, Any] | None:
         )
         if done.returncode != 0:
             return {"error": done.stderr.strip().splitlines()[-1:] or ["failed"]}
-        return json.loads(done.stdout)
+        measured: dict[str, Any] = json.loads(done.stdout)
+        return measured
 
 
-def run(fixtures: Path) -> dict:
+def run(fixtures: Path) -> dict[str, Any]:
     """Before (baseline commit) and after (this tree) figures."""
     return {"baseline_commit": BASELINE_COMMIT, "before": _baseline(fixtures), "after": measure(fixtures)}
 
 
-def table(result: dict) -> Table:
+def table(result: dict[str, Any]) -> Table:
     """One row per figure: before, after, target."""
     out = Table(title="sectioning quality (before = baseline commit, after = this tree)")
     for column in ("figure", "where", "before", "after", "target"):

@@ -248,11 +248,12 @@ def _readability(source: bytes) -> str:
     from readability import Document
     from trafilatura.utils import decode_file
 
-    return Document(decode_file(source)).summary()
+    summary: str = Document(decode_file(source)).summary()  # readability-lxml has no type hints
+    return summary
 
 
 def _readability_text(source: bytes) -> str:
-    import html_text  # type: ignore[import-not-found]
+    import html_text
 
     return html_text.extract_text(_readability(source))
 

@@ -67,7 +67,7 @@ BLOCK_TAGS = frozenset(
 _SKIP = frozenset({"script", "style", "template", "noscript"})
 
 
-def parse_fragment(html: str) -> etree._Element | None:
+def parse_fragment(html: str) -> lxml.html.HtmlElement | None:
     """Parse an HTML fragment (or document) into one element; ``None`` for empty or unparsable input."""
     if not html or not html.strip():
         return None
@@ -126,7 +126,9 @@ def view(html: str) -> HtmlView:
     out: list[str] = []
     _walk(root, out)
     headings = tuple(
-        (int(el.tag[1]), el.text_content()) for el in root.iter("h1", "h2", "h3", "h4", "h5", "h6")
+        (int(el.tag[1]), el.text_content())
+        for el in root.iter("h1", "h2", "h3", "h4", "h5", "h6")
+        if isinstance(el.tag, str)
     )
     pres = tuple(el.text_content() for el in root.iter("pre") if next(el.iterancestors("pre"), None) is None)
     return HtmlView("".join(out), headings, pres)

@@ -211,7 +211,8 @@ class Summary:
 
     def metric(self, name: str) -> float | None:
         """A metric by its :data:`METRICS` name."""
-        return getattr(self, name)
+        value: float | None = getattr(self, name)
+        return value
 
     def to_json(self) -> dict[str, float | int | None]:
         """JSON-ready dict of every field."""
