@@ -11,7 +11,7 @@ DEMO_QUERY ?=
 
 help:
 	@echo "make demo [DOCS=path]  index a docs folder, search it, print one verified section"
-	@echo "make test              create .venv with test extras and run the whole suite"
+	@echo "make test              create .venv with test extras; ruff, mypy --strict, then the whole suite"
 	@echo "make bench             benchmarks -> reports/bench.json"
 	@echo "make gate              extraction quality gate on the 20-page set"
 	@echo "make report            reports/extraction.html + .json"
@@ -38,10 +38,12 @@ browser:
 
 test: venv-test browser
 	$(VENV)/bin/ruff check docmunch oracle tests bench fixtures
+	$(VENV)/bin/mypy
 	$(PY) -m pytest
 
 lint: venv-test
 	$(VENV)/bin/ruff check docmunch oracle tests bench fixtures
+	$(VENV)/bin/mypy
 
 demo: venv
 	@DOCS="$(DOCS)" DEMO_QUERY="$(DEMO_QUERY)" bash scripts/demo.sh
@@ -65,4 +67,4 @@ fixtures: venv
 	$(PY) fixtures/fetch.py
 
 clean:
-	rm -rf $(VENV) reports/*.html reports/*.json .pytest_cache
+	rm -rf $(VENV) reports/*.html reports/*.json .pytest_cache .mypy_cache
