@@ -199,6 +199,8 @@ def _strip(content: HtmlElement) -> None:
 
     def doomed(el: HtmlElement) -> bool:
         tag = el.tag
+        if not isinstance(tag, str):  # _walk_and_remove judges elements only
+            return False
         entry = by_tag.get(tag)
         if entry is None:
             applicable = tuple(rule for rule in rules if _may_apply(rule, tag))
