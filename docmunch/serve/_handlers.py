@@ -24,7 +24,20 @@ from docmunch.serve._context import BYTES_PER_TOKEN, ProgressFn, ToolContext, To
 __all__ = ["HANDLERS", "citation", "github_spec"]
 
 
+LIST_PAGE_ITEMS = 100
+"""Default page size (items) of ``list_docs`` and ``get_toc``: about 40 KB of JSON, 10k tokens,
+on a large repo (500 was 140–205 KB on k8s-en). A caller asks for more with ``limit``."""
+TREE_PAGE_NODES = 50
+"""Default page size of ``get_toc_tree`` (top-level nodes, each with its subtree; 200 was 89 KB)."""
+REPO_PAGE_ITEMS = 200
+"""Default page size of ``list_repos`` (repos are few; a page rarely ends early)."""
+
+
 def _page(items: list[Any], args: dict[str, Any], key: str, default_limit: int) -> dict[str, Any]:
+    """One page of ``items``: ``{key: items[offset:offset+limit], total, offset, next_offset}``.
+
+    ``limit`` defaults to ``default_limit`` items; ``next_offset`` is ``None`` on the last page.
+    """
     offset = int(args.get("offset", 0))
     limit = int(args.get("limit", default_limit))
     chunk = items[offset : offset + limit]
@@ -155,7 +168,7 @@ def delete_index(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -
 
 def list_repos(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -> ToolOutput:
     repos = [group.to_json() for group in ctx.index.list_groups()]
-    return ToolOutput(_page(repos, args, "repos", 200), list_key="repos")
+    return ToolOutput(_page(repos, args, "repos", REPO_PAGE_ITEMS), list_key="repos")
 
 
 def _repo(ctx: ToolContext, args: dict[str, Any]) -> str:
@@ -166,13 +179,13 @@ def _repo(ctx: ToolContext, args: dict[str, Any]) -> str:
 def list_docs(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -> ToolOutput:
     repo = _repo(ctx, args)
     docs = [info.to_json() for info in ctx.index.list_docs(repo)]
-    return ToolOutput({"repo": repo, **_page(docs, args, "docs", 500)}, list_key="docs")
+    return ToolOutput({"repo": repo, **_page(docs, args, "docs", LIST_PAGE_ITEMS)}, list_key="docs")
 
 
 def get_toc(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -> ToolOutput:
     repo = _repo(ctx, args)
     sections = [_section_handle(s) for s in ctx.index.toc(repo, args.get("doc_path"))]
-    page = _page(sections, args, "sections", 500)
+    page = _page(sections, args, "sections", LIST_PAGE_ITEMS)
     return ToolOutput({"repo": repo, **page}, sections_returned=len(page["sections"]), list_key="sections")
 
 
@@ -183,7 +196,7 @@ def _count_nodes(nodes: list[dict[str, Any]]) -> int:
 def get_toc_tree(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -> ToolOutput:
     repo = _repo(ctx, args)
     tree = ctx.index.toc_tree(repo, args.get("doc_path"))
-    page = _page(tree, args, "tree", 200)
+    page = _page(tree, args, "tree", TREE_PAGE_NODES)
     return ToolOutput({"repo": repo, **page}, sections_returned=_count_nodes(page["tree"]), list_key="tree")
 
 
