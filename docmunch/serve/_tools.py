@@ -101,7 +101,12 @@ _VERIFY = {
     "default": False,
     "description": "Re-hash the bytes read and report `verified` (true when they match the index).",
 }
-_LIMIT = {"type": "integer", "minimum": 1, "maximum": 5000, "description": "Page size (default: 100 docs or sections, 50 tree nodes, 200 repos)."}
+_LIMIT = {
+    "type": "integer",
+    "minimum": 1,
+    "maximum": 5000,
+    "description": "Page size (default: 100 docs or sections, 50 tree nodes, 200 repos).",
+}
 _OFFSET = {"type": "integer", "minimum": 0, "default": 0, "description": "Items to skip (use next_offset)."}
 _NAME = {
     "type": "string",
