@@ -3,8 +3,9 @@
 Order (HTML Standard, "determining the character encoding", simplified to what a fetch can
 know): byte-order mark → HTTP ``charset`` → ``<meta>`` prescan of the first 1024 bytes (HTML only)
 → a later ``<meta>`` in the head while the bytes are still ASCII (:func:`late_meta`) → valid
-UTF-8 → a detector (charset-normalizer) → UTF-8 with U+FFFD replacement. Labels are
-resolved with the WHATWG Encoding Standard table (:mod:`docmunch.fetch.encodings`).
+UTF-8 → a detector (charset-normalizer) → UTF-8 with U+FFFD replacement. A declared multi-byte
+label that cannot decode bytes which are valid UTF-8 yields to UTF-8 (:func:`_unless_wrong`).
+Labels are resolved with the WHATWG Encoding Standard table (:mod:`docmunch.fetch.encodings`).
 """
 
 from __future__ import annotations
@@ -272,14 +273,43 @@ def _detect(data: bytes) -> str | None:
     return best_name
 
 
+_MULTI_BYTE = frozenset(("GBK", "gb18030", "Big5", "EUC-JP", "ISO-2022-JP", "Shift_JIS", "EUC-KR"))
+"""The WHATWG Encoding Standard's legacy multi-byte encodings (§10–§13): the labels whose
+strict decode rejects most non-native bytes, so a failure is evidence."""
+
+
+def _unless_wrong(data: bytes, declared: str) -> str:
+    """``declared``, unless it cannot decode ``data`` while ``data`` is valid, non-ASCII UTF-8.
+
+    A page saved as UTF-8 that still says ``<meta charset=gb2312>`` (or a server label copied
+    from an old template) would otherwise come out as mojibake with U+FFFD. Multi-byte legacy
+    text is almost never valid UTF-8 by chance, so a declaration that fails a strict decode
+    where UTF-8 succeeds is the wrong one. Single-byte labels (windows-1252 …) decode any bytes
+    and are never overridden; the HTML Standard's order is kept whenever the label can work.
+    """
+    if declared not in _MULTI_BYTE or data.isascii():
+        return declared
+    try:
+        data.decode(python_codec(declared))
+    except UnicodeDecodeError:
+        pass
+    else:
+        return declared
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return declared
+    return "UTF-8"
+
+
 def _choose(data: bytes, http_charset: str | None, *, html: bool) -> tuple[str, int]:
     bom = sniff_bom(data)
     if bom is not None:
         return bom
     if http_charset and (named := lookup_label(http_charset)) is not None:
-        return named, 0
+        return _unless_wrong(data, named), 0
     if html and ((meta := prescan_meta(data)) is not None or (meta := late_meta(data)) is not None):
-        return meta, 0
+        return _unless_wrong(data, meta), 0
     try:
         data.decode("utf-8")
     except UnicodeDecodeError:

@@ -121,6 +121,18 @@ def test_meta_then_utf8_then_detector_then_replacement():
     assert decode_html(b"")[1] == "UTF-8"
 
 
+def test_multibyte_label_that_cannot_decode_valid_utf8_yields_to_utf8():
+    # a UTF-8 page still declaring gb2312 (the readability qq page) or served as Shift_JIS
+    page = ("<meta charset=gb2312><p>" + CHINESE).encode()
+    assert decode_html(page) == ("<meta charset=gb2312><p>" + CHINESE, "UTF-8")
+    assert decode_html(("<p>" + CHINESE).encode(), http_charset="shift_jis")[1] == "UTF-8"
+    # the label wins whenever it can decode the bytes: real GBK, and UTF-8 that is also valid GBK
+    assert decode_html(("<meta charset=gb2312><p>" + CHINESE).encode("gbk"))[1] == "GBK"
+    assert decode_html("<meta charset=gbk><p>中文</p>".encode())[1] == "GBK"
+    # single-byte labels decode any bytes and are never overridden (browsers' mojibake kept)
+    assert decode_html(("<meta charset=windows-1251><p>" + CHINESE).encode())[1] == "windows-1251"
+
+
 def _late_page(meta: str, body: str, *, scripts: int = 40) -> bytes:
     """A page whose head holds ``scripts`` KB of ASCII script before ``meta``, then ``body`` (Latin-1)."""
     filler = "".join(f"<script>var x{i} = '{'a' * 1000}';</script>\n" for i in range(scripts))
