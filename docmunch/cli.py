@@ -152,6 +152,7 @@ def _index_local(index: Index, path: Path, args: argparse.Namespace) -> IndexRep
         "max_file_bytes": args.max_file_bytes,
         "password": args.password,
         "exclude": tuple(args.exclude or ()),
+        "replace": args.replace,
     }
     with _source_progress(args, "indexing") as progress:
         return index.index_path(path, progress=progress, **kwargs)
@@ -547,6 +548,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="ignore files matching this .gitignore-style pattern (repeatable)",
     )
     sp.add_argument("--full", action="store_true", help="re-parse every file, even unchanged ones")
+    sp.add_argument(
+        "--replace", action="store_true", help="index into a repo that holds another source, replacing it"
+    )
     sp.add_argument("--password", help="password of encrypted PDF/DOCX files")
     sp.add_argument("--allow-private", action="store_true", help="allow URLs on private/loopback addresses")
     sp.add_argument("--crawl", action="store_true", help="follow links/sitemaps under the URL")

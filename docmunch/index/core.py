@@ -101,6 +101,7 @@ class Index:
         progress: indexer.Progress | None = None,
         workers: int | None = None,
         version: str | None = None,
+        replace: bool = False,
     ) -> IndexReport:
         """Index a folder or one file; see :func:`docmunch.index.indexer.index_path`.
 
@@ -117,6 +118,7 @@ class Index:
             exclude=exclude,
             progress=progress,
             workers=workers,
+            replace=replace,
         )
 
     def put_document(

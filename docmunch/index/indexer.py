@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from docmunch.errors import DocmunchError, InvalidRepoName, SourceError
+from docmunch.errors import DocmunchError, InvalidRepoName, RepoExists, SourceError
 from docmunch.formats import supported_suffixes
 from docmunch.index.document import PreparedDoc
 from docmunch.index.prepare import Prepared, prepare_files
@@ -72,6 +72,30 @@ class _Batch:
         self.docs, self.bytes = [], 0
 
 
+def _area(path: Path) -> Path:
+    """The folder a recorded source stands for: itself, or a file's folder (files indexed one by
+    one from one folder share its repo)."""
+    is_file = path.is_file() or (not path.exists() and path.suffix.lower() in supported_suffixes())
+    return path.parent if is_file else path
+
+
+def _check_same_source(store: Store, name: str, root: Path) -> None:
+    """Raise :class:`RepoExists` when ``name`` was indexed from a source unrelated to ``root``."""
+    row = store.conn.execute("SELECT source FROM repos WHERE name = ?", (name,)).fetchone()
+    recorded = row[0] if row else None
+    if not recorded:
+        return
+    if "://" not in recorded and not recorded.startswith("github:"):
+        old, new = _area(Path(recorded)), _area(root)
+        if new.is_relative_to(old) or old.is_relative_to(new):
+            return
+    raise RepoExists(
+        f"repo {name!r} holds {display_name(recorded)}, not {display_name(str(root))}: indexing it "
+        f"would replace its documents (pass --replace to do that, or choose another name with --repo)",
+        repo=name,
+    )
+
+
 def index_path(
     store: Store,
     path: Path,
@@ -84,6 +108,7 @@ def index_path(
     progress: Progress | None = None,
     workers: int | None = None,
     version: str | None = None,
+    replace: bool = False,
 ) -> IndexReport:
     """Index a folder (recursively) or one file.
 
@@ -101,6 +126,11 @@ def index_path(
         progress: ``progress(done, total, doc_path)`` after each file.
         workers: parser processes (default: automatic, see :mod:`docmunch.index.prepare`).
         version: index as ``NAME@VERSION`` (:func:`docmunch.index.versions.with_version`).
+        replace: allow indexing into an existing repo whose recorded source is another folder,
+            file, URL or GitHub repo (its documents are then replaced). Without it that is a
+            :class:`RepoExists` error: two folders that share a name (``a/docs``, ``b/docs``)
+            must not silently replace each other. The same source, a file or folder inside it,
+            a folder holding the recorded file and a file beside it are never a conflict.
 
     Returns:
         The :class:`IndexReport` (``sections`` = total in the repo after the run).
@@ -108,6 +138,7 @@ def index_path(
     Raises:
         SourceError: ``path`` does not exist or is neither a folder nor a regular file.
         InvalidRepoName: the repo name or version breaks the rules of :mod:`docmunch.index.versions`.
+        RepoExists: the repo holds another source and ``replace`` is false.
         IndexStoreError: the store cannot be written.
     """
     started = time.perf_counter()
@@ -154,6 +185,8 @@ def index_path(
         existed = store.conn.execute("SELECT 1 FROM repos WHERE name = ?", (name,)).fetchone() is not None
         if not existed:
             check_new_name(name)  # the repo row is created by the first commit, not before
+        elif not replace:
+            _check_same_source(store, name, root)
         known = store.source_hashes(name)
         errors: list[FileError] = []
         seen: set[str] = set()

@@ -164,3 +164,25 @@ def test_a_failing_json_command_answers_with_a_json_error(tmp_path, capsys, monk
         "error": {"type": "SourceError", "message": f"no such file or folder: {tmp_path / 'missing'}"}
     }
     assert captured.err.startswith("docmunch: no such file or folder")
+
+
+def test_two_folders_of_one_name_do_not_replace_each_other(
+    docmunch_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    first, second = tmp_path / "a" / "docs", tmp_path / "b" / "docs"
+    for folder, word in ((first, "alpha"), (second, "beta")):
+        folder.mkdir(parents=True)
+        (folder / f"{word}.md").write_text(f"# {word.title()}\n\nAbout {word}.\n", encoding="utf-8")
+    assert _run(capsys, "index", str(first))[0] == 0
+    code, out, err = _run(capsys, "index", str(second))  # default name: docs again
+    assert code == 1 and out == ""
+    assert "repo 'docs' holds" in err and "--replace" in err and "Traceback" not in err
+    code, out, _ = _run(capsys, "toc", "docs", "--json")
+    assert code == 0 and "alpha.md" in out and "beta.md" not in out  # nothing lost
+    # a file inside the recorded folder, and the folder again, are the same source
+    assert _run(capsys, "index", str(first / "alpha.md"), "--repo", "docs")[0] == 0
+    assert _run(capsys, "index", str(first))[0] == 0
+    code, out, _ = _run(capsys, "index", str(second), "--replace")
+    assert code == 0 and "1 removed" in out
+    code, out, _ = _run(capsys, "toc", "docs", "--json")
+    assert "beta.md" in out and "alpha.md" not in out

@@ -53,14 +53,26 @@ def test_two_writers_with_different_trees_serialise(tmp_path: Path) -> None:
     home = tmp_path / "home"
     procs = [_start(home, "index", str(tree), "--repo", "shared", "--json") for tree in (tree_a, tree_b)]
     outputs = [p.communicate(timeout=400) for p in procs]
-    for proc, (_, err) in zip(procs, outputs, strict=True):
-        assert proc.returncode == 0, err.decode()
+    codes = sorted(p.returncode for p in procs)
+    # the first to take the repo's lock indexes its tree; the second then finds the repo holding
+    # another folder and refuses (without --replace) instead of replacing it
+    assert codes == [0, 1], [err.decode() for _, err in outputs]
+    refused = next(err.decode() for p, (_, err) in zip(procs, outputs, strict=True) if p.returncode)
+    assert "repo 'shared' holds" in refused and "--replace" in refused
     docs = _doc_paths(home, "shared")
     names = {Path(p).name.split("-")[0] for p in docs}
     assert len(names) == 1, f"interleaved: {sorted(names)}"  # one whole tree, never a mix
     assert len(docs) == 300
     with Index.open(home) as index:
         assert index.verify_repo("shared").ok
+    # with --replace the two runs serialise and the repo ends as one whole tree
+    replace = ("--repo", "shared", "--replace", "--json")
+    procs = [_start(home, "index", str(t), *replace) for t in (tree_a, tree_b)]
+    for proc in procs:
+        _, err = proc.communicate(timeout=400)
+        assert proc.returncode == 0, err.decode()
+    docs = _doc_paths(home, "shared")
+    assert len({Path(p).name.split("-")[0] for p in docs}) == 1 and len(docs) == 300
 
 
 def _wait_for(predicate: object, seconds: float) -> bool:
