@@ -7,7 +7,7 @@ Decisions:
   emphasis is flattened (``<em><em>x</em></em>`` is just ``*x*``).
 * Links ``[text](url "title")``; the bare URL form ``<url>`` when the text is the URL itself;
   ``javascript:``/``vbscript:``/``data:`` links keep only their text; links without text vanish.
-  Relative URLs are resolved against ``base_url`` (``urllib.parse.urljoin``).
+  Relative URLs are resolved against ``base_url`` (:func:`docmunch.extract.join_url`).
 * Images ``![alt](src "title")``; the source is the largest ``srcset`` candidate (widest ``w``,
   else highest ``x``), else ``src`` / ``data-src``; ``data:`` images are dropped (they bloat the
   index).
@@ -19,7 +19,6 @@ Decisions:
 from __future__ import annotations
 
 import re
-from urllib.parse import urljoin
 
 from lxml import etree
 
@@ -32,6 +31,7 @@ from docmunch.convert.escaping import (
     link_title,
 )
 from docmunch.convert.state import InlineFrame, State, element_tag
+from docmunch.extract import join_url
 
 __all__ = [
     "absolute_url",
@@ -64,14 +64,10 @@ _AUTOLINK = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]{1,31}:[^\s<>\x00-\x1f]*$")
 
 
 def absolute_url(state: State, url: str) -> str:
-    """``url`` resolved against the converter's base URL (unchanged without one)."""
+    """``url`` resolved against the converter's base URL (unchanged without one; a root-relative
+    URL in a ``file:`` page kept as written, see :func:`docmunch.extract.join_url`)."""
     url = url.strip()
-    if state.base_url:
-        try:
-            return urljoin(state.base_url, url)
-        except ValueError:
-            return url
-    return url
+    return join_url(state.base_url, url) if state.base_url else url
 
 
 def subtree_text(element: etree._Element) -> str:

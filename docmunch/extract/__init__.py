@@ -10,10 +10,10 @@ reports it) → document preparation (:mod:`._prep`), tab sets unfolded (:mod:`.
 admonition titles marked (:mod:`._asides`), line-number gutters removed (:mod:`._code`) →
 either the platform's own content container minus its chrome (:mod:`._platform`), or the
 Readability-style scoring (:mod:`._readability`, :mod:`._clean`, the title heading kept by
-:mod:`._title`) followed by the article-boilerplate pass (:mod:`._boilerplate`) → permalinks
-and edge rules dropped, code line breaks restored, links and images made absolute
-(:mod:`._images`). The docs-aware rules of the generic path are listed in
-``docs/extraction.md``.
+:mod:`._title`) followed by the article-boilerplate pass (:mod:`._boilerplate`) →
+permalinks, "edit section" controls in headings (:mod:`._headings`) and edge rules dropped, code
+line breaks restored, links and images made absolute (:mod:`._images`). The docs-aware rules of
+the generic path are listed in ``docs/extraction.md``.
 
 Example::
 
@@ -35,7 +35,8 @@ from docmunch.extract._asides import mark_aside_titles
 from docmunch.extract._boilerplate import strip_boilerplate
 from docmunch.extract._budget import check_budget, page_budget
 from docmunch.extract._code import normalize_code, remove_code_furniture
-from docmunch.extract._images import absolutize, base_url, unwrap_noscript_images
+from docmunch.extract._headings import remove_edit_controls
+from docmunch.extract._images import absolutize, base_url, join_url, unwrap_noscript_images
 from docmunch.extract._metadata import read_metadata
 from docmunch.extract._parse import parse_html
 from docmunch.extract._platform import platform_content
@@ -49,7 +50,7 @@ from docmunch.extract._prep import (
 from docmunch.extract._readability import grab_article
 from docmunch.extract._tabs import unfold_tabs
 
-__all__ = ["Article", "check_budget", "extract", "page_budget", "parse_html"]
+__all__ = ["Article", "check_budget", "extract", "join_url", "page_budget", "parse_html"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +133,7 @@ def _extract(html: str | bytes, *, url: str | None, platform_rules: bool) -> Art
         raise ExtractError("no main content found in the page", url=url)
 
     remove_permalinks(content)
+    remove_edit_controls(content)
     drop_edge_rules(content)
     normalize_code(content)
     absolutize(content, base=base, url=url)

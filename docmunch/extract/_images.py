@@ -115,14 +115,27 @@ def base_url(root: HtmlElement, url: str | None) -> str | None:
     return url
 
 
-def _absolute(uri: str, base: str, same_document: bool) -> str:
+def join_url(base: str, uri: str) -> str:
+    """``uri`` resolved against ``base`` (``urllib.parse.urljoin``), or ``uri`` as written.
+
+    A root-relative (``/tag/x``) or scheme-relative (``//host/x``) URI in a local file
+    (``file:`` base) is kept as written: the file has no origin those were meant against, and
+    ``file:///tag/x`` names a file that does not exist. An unparsable URI is kept as well.
+    """
     uri = uri.strip()
-    if same_document and uri.startswith("#"):
+    if uri.startswith("/") and base[:5].lower() == "file:":
         return uri
     try:
         return urljoin(base, uri)
     except ValueError:
         return uri
+
+
+def _absolute(uri: str, base: str, same_document: bool) -> str:
+    uri = uri.strip()
+    if same_document and uri.startswith("#"):
+        return uri
+    return join_url(base, uri)
 
 
 def absolutize(root: HtmlElement, *, base: str | None, url: str | None) -> None:

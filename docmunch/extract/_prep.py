@@ -297,13 +297,16 @@ def remove_permalinks(article: HtmlElement) -> None:
     titled …", "Link to this heading", "Permalink to …", "Direct link to …"); the same link right
     after the heading (Starlight-style wrappers); hidden or screen-reader-only spans inside the
     heading holding such a symbol or phrase. Generators we do not recognise add them too; they
-    are chrome, never heading text.
+    are chrome, never heading text. The fragment a removed permalink pointed at becomes the
+    heading's ``id`` when the heading has none of its own (Sphinx puts the id on the enclosing
+    ``<section>``, the permalink is the only tie between the heading and it).
     """
     for heading in list(article.iter(*_HEADING_TAGS)):
         for el in list(heading.iterdescendants("a", "span")):
             if el.getparent() is None:
                 continue
             if (el.tag == "a" or _unread(el)) and _is_anchor_chrome(el):
+                _keep_fragment(heading, el)
                 dom.remove(el)
         following = heading.getnext()
         if following is None:
@@ -318,7 +321,20 @@ def remove_permalinks(article: HtmlElement) -> None:
             and not (following.text or "").strip()
             and not (link.tail or "").strip()
         ):
+            _keep_fragment(heading, link)
             dom.remove(following)
+
+
+def _keep_fragment(heading: HtmlElement, permalink: HtmlElement) -> None:
+    """Give ``heading`` the ``#fragment`` (else the ``id``/``name``) of its ``permalink`` as
+    ``id`` when neither it nor another element inside it has an id."""
+    href = permalink.get("href") or ""
+    fragment = href[1:] if href.startswith("#") else permalink.get("id") or permalink.get("name") or ""
+    if not fragment or heading.get("id"):
+        return
+    others = (el for el in heading.iterdescendants() if isinstance(el.tag, str) and el is not permalink)
+    if not any(el.get("id") for el in others):
+        heading.set("id", fragment)
 
 
 _TEXT_AFTER = etree.XPath("boolean(following::text()[normalize-space()] | following::img | following::pre)")

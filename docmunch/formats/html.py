@@ -36,7 +36,7 @@ from docmunch.formats.base import Rendition
 __all__ = ["article_meta", "heading_anchor", "mark_heading_anchors", "render_html", "render_html_file"]
 
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
-_SECTION_TAGS = frozenset({"section", "div", "article"})
+_SECTION_TAGS = frozenset({"section", "div"})
 _PERMALINK_CLASSES = frozenset(
     {"headerlink", "anchor", "anchorjs-link", "hash-link", "header-anchor", "permalink", "heading-anchor"}
 )
@@ -51,11 +51,16 @@ def _fragment(href: str | None) -> str | None:
 def heading_anchor(heading: HtmlElement) -> str | None:
     """The URL fragment a page gives ``heading``, or ``None`` when it has none.
 
-    Looked up in this order (covering Sphinx, MkDocs, Docusaurus, VitePress, GitHub, Javadoc):
-    the heading's ``id``; an ``id``/``name`` on an ``<a>`` inside it; the ``href="#…"`` of a
-    permalink ``<a>`` inside it (``headerlink``, ``header-anchor``, ``hash-link``, …); the
-    ``id`` of a ``<section>``/``<div>`` whose first heading it is (Sphinx, docutils); an empty
-    ``<a id>``/``<span id>`` right before it.
+    Looked up in this order (covering Sphinx, MkDocs, Docusaurus, VitePress, GitHub, Javadoc,
+    MediaWiki): the heading's ``id``; an ``id``/``name`` on an ``<a>`` inside it; the
+    ``href="#…"`` of a permalink ``<a>`` inside it (``headerlink``, ``header-anchor``,
+    ``hash-link``, …); the ``id`` of another element inside it whose text is empty or the whole
+    heading's text (``<h2><span class="mw-headline" id="History">History</span>…``); the ``id``
+    of a ``<section>``/``<div>`` the heading *opens* (nothing but empty ``<a>``/``<span>``
+    targets before it: Sphinx, docutils) — never the id of a wrapper the heading merely sits in
+    somewhere (``<div id="mw-content-text">`` with paragraphs before the heading) nor of an
+    ``<article>``; an empty ``<a id>``/``<span id>`` right before it. Extraction also moves a
+    removed permalink's fragment onto its heading (:func:`docmunch.extract._prep.remove_permalinks`).
     """
     own = heading.get("id")
     if own:
@@ -70,11 +75,12 @@ def heading_anchor(heading: HtmlElement) -> str | None:
             fragment = _fragment(link.get("href"))
             if fragment:
                 return fragment
+    inner = _inner_anchor(heading)
+    if inner:
+        return inner
     parent = heading.getparent()
-    if parent is not None and parent.tag in _SECTION_TAGS and parent.get("id"):
-        first = next((child for child in parent if child.tag in _HEADINGS), None)
-        if first is heading:
-            return parent.get("id")
+    if parent is not None and parent.tag in _SECTION_TAGS and parent.get("id") and _opens(parent, heading):
+        return parent.get("id")
     previous = heading.getprevious()
     if (
         previous is not None
@@ -83,6 +89,34 @@ def heading_anchor(heading: HtmlElement) -> str | None:
         and not (previous.text_content() or "").strip()
     ):
         return previous.get("id") or previous.get("name")
+    return None
+
+
+def _opens(parent: HtmlElement, heading: HtmlElement) -> bool:
+    """Whether ``heading`` opens ``parent``: only empty ``<a>``/``<span>`` targets and blank text
+    before it (Sphinx writes ``<span id="label"></span>`` there)."""
+    if (parent.text or "").strip():
+        return False
+    for child in parent:
+        if child is heading:
+            return True
+        if child.tag not in ("a", "span") or child.text_content().strip() or (child.tail or "").strip():
+            return False
+    return False
+
+
+def _inner_anchor(heading: HtmlElement) -> str | None:
+    """The ``id``/``name`` of an element inside ``heading`` (see :func:`heading_anchor`)."""
+    whole = " ".join(heading.text_content().split())
+    for el in heading.iterdescendants():
+        if not isinstance(el.tag, str):
+            continue
+        named = el.get("id") or (el.get("name") if el.tag == "a" else None)
+        if not named:
+            continue
+        text = " ".join(el.text_content().split())
+        if not text or text == whole:
+            return named
     return None
 
 

@@ -32,8 +32,21 @@ from docmunch.section.plain import first_sentence, inline_plain, is_shortcode_on
 
 __all__ = ["MD", "RawHeading", "escape_inline", "heading_specs", "scan"]
 
-MD = MarkdownIt("commonmark").enable("table")
-"""The CommonMark (+ GFM tables) parser every Markdown body is sectioned with."""
+class _ParseOnly(MarkdownIt):
+    """markdown-it-py that reads every link destination as a link.
+
+    Its default ``validateLink`` turns ``[text](file:///x)``, ``javascript:`` and ``data:``
+    links back into literal text — a guard for *rendering* HTML. We never render: we read
+    titles and summaries, where a link must give its text, not ``[text](file:///…)``.
+    """
+
+    def validateLink(self, url: str) -> bool:
+        return True
+
+
+MD = _ParseOnly("commonmark").enable("table")
+"""The CommonMark (+ GFM tables) parser every Markdown body is sectioned with (parse only:
+links of every scheme are links, see :class:`_ParseOnly`)."""
 
 SUMMARY_SOURCE_CHARS = 2000
 """Characters of a paragraph's inline source parsed for its summary: inline parsing is the
