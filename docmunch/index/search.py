@@ -260,12 +260,9 @@ class _Context:
         if len(self.ranker.sequence) < 2 or not scored:
             return scored
         head = scored[:PROXIMITY_CHECKS]
-        scorers: dict[int, Proximity] = {}
+        scorer = Proximity(self.ranker.sequence, self.ranker.weights)
         boosted: list[tuple[float, Row]] = []
         for value, row in head:
-            scorer = scorers.get(row[12])
-            if scorer is None:
-                scorer = scorers[row[12]] = Proximity(self.ranker.sequence, self.ranker.weight_of(row[12]))
             boosted.append((value + scorer.bonus(row[4], self.text(row), level=row[5]), row))
         boosted.sort(key=lambda item: (-item[0], item[1][1]))
         return boosted + scored[PROXIMITY_CHECKS:]
