@@ -5,10 +5,12 @@ Algorithm (numbers behind each choice: ``docs/search.md``):
 1. **Analysis** — the query goes through the same analyser as the text
    (:func:`docmunch.index.analyze.terms`): stop and question words dropped, English stems,
    identifiers kept whole as extra terms, CJK segmented into words. A CJK word the repo has
-   never seen falls back to its dictionary sub-words, else (three characters or more) to its
-   characters, at :data:`SUBWORD_WEIGHT`; a query that is one CJK character matches that
-   character anywhere (``库`` finds ``代码库``). General variants of English words join at
-   :data:`~docmunch.index.synonyms.SYNONYM_WEIGHT` (:mod:`docmunch.index.synonyms`).
+   never seen falls back to its dictionary sub-words; without any, a function character the
+   segmenter glued to its end is stripped (``卷里`` → ``卷``, :data:`FUNCTION_CHARACTERS`), else
+   (three characters or more) it falls back to its characters, at :data:`SUBWORD_WEIGHT`; a
+   query that is one CJK character matches that character anywhere (``库`` finds ``代码库``).
+   General variants of English words join at :data:`~docmunch.index.synonyms.SYNONYM_WEIGHT`
+   (:mod:`docmunch.index.synonyms`).
 2. **Term weights** — ``IDF^IDF_EXPONENT``, IDF = ``ln(1 + (N − df + ½)/(df + ½))``
    (Robertson–Spärck Jones with the +1 of Lucene's BM25, never negative). The square root
    flattens IDF: questions carry common but meaningful words ("memory", "node"). N and df
@@ -42,6 +44,7 @@ import numpy.typing as npt
 from docmunch.index.analyze import CHAR_PREFIX, cjk_words, is_cjk, terms
 from docmunch.index.impacts import IMPACT_LEVELS
 from docmunch.index.postings import read_postings, unpack_postings
+from docmunch.index.stopwords import CHINESE
 from docmunch.index.synonyms import expansions
 
 __all__ = [
@@ -51,6 +54,7 @@ __all__ = [
     "FEEDBACK_SECTIONS",
     "FEEDBACK_TERMS",
     "FEEDBACK_WEIGHT",
+    "FUNCTION_CHARACTERS",
     "IDF_EXPONENT",
     "MIN_CHARACTER_FALLBACK",
     "SUBWORD_WEIGHT",
@@ -69,6 +73,10 @@ with it; 0.1 and 0.4 both lower)."""
 MIN_CHARACTER_FALLBACK = 3
 """An unknown CJK word of at least this many characters (and no known sub-word) is matched
 character by character; a shorter one is not (``设定`` must not match Japanese ``設定``)."""
+FUNCTION_CHARACTERS = "".join(sorted(w for w in CHINESE if len(w) == 1))
+"""One-character Chinese function words (的, 里, 前, 时, 着, …): stripped from both ends of a query
+word the searched repos do not know, which the segmenter glued to its neighbour
+(``组里`` → ``组``, ``卡着`` → ``卡``, ``时想`` → nothing)."""
 SUBWORD_WEIGHT = 0.5
 """Weight of the sub-words and characters that replace a CJK word unknown to the repo."""
 FEEDBACK_SECTIONS = 5
@@ -216,10 +224,28 @@ class Ranker:
     def _resolve(self, weights: dict[str, float]) -> None:
         found = self._lookup(list(weights))
         extra: dict[str, float] = {}
-        for word, weight in weights.items():
+        subwords: dict[str, list[str]] = {}
+        glued: dict[str, str] = {}
+        """Unknown CJK words without dictionary sub-words whose ends are function characters."""
+        for word in weights:
             if word in found or not is_cjk(word) or word.startswith(CHAR_PREFIX):
                 continue
-            subs = [w for w in cjk_words(word) if w != word and len(w) > 1]
+            subwords[word] = [w for w in cjk_words(word) if w != word and len(w) > 1]
+            core = word.strip(FUNCTION_CHARACTERS)
+            if not subwords[word] and core != word:
+                glued[word] = core
+        if glued:
+            found.update(self._lookup([c for c in glued.values() if len(c) > 1 and c not in weights]))
+        for word, subs in subwords.items():
+            weight = weights[word]
+            core = glued.get(word)
+            if core is not None:  # the segmenter glued a function character to the word
+                if core in found:
+                    extra[core] = max(extra.get(core, 0.0), weight)
+                elif len(core) == 1:
+                    char = CHAR_PREFIX + core
+                    extra[char] = max(extra.get(char, 0.0), weight * SUBWORD_WEIGHT)
+                continue
             if not subs and len(word) >= MIN_CHARACTER_FALLBACK:
                 subs = [CHAR_PREFIX + ch for ch in word]
             for sub in subs:

@@ -73,17 +73,23 @@ _ROW_SQL = (
 Row = tuple[Any, ...]
 _IDENTIFIER = re.compile(r"^(?=.*[^\W_])(?=.*[^\w\s]).+$")
 _EDGE = "\"'`“”‘’,.;!?。，；！？()（）"
+_APOSTROPHES = str.maketrans("", "", "'’")
 
 
 def identifiers(query: str) -> list[str]:
     """Whitespace-separated pieces of ``query`` mixing word characters and punctuation inside
     (``Arc<Mutex<T>>``, ``--dry-run``, ``std::env::var``), quotes and sentence punctuation at
-    their ends removed, casefolded."""
+    their ends removed, casefolded. An apostrophe alone does not make an identifier: English
+    contractions and possessives (``aren't``, ``won't``, ``app's``) are prose, and found
+    verbatim in most sections they gave the identifier boost to whatever section said them."""
     out: list[str] = []
     for piece in query.split():
         piece = piece.strip(_EDGE)
-        if len(piece) >= 3 and _IDENTIFIER.match(piece) and not piece.isalnum():
-            out.append(piece.casefold())
+        if len(piece) < 3 or not _IDENTIFIER.match(piece) or piece.isalnum():
+            continue
+        if piece.translate(_APOSTROPHES).isalnum():
+            continue
+        out.append(piece.casefold())
     return list(dict.fromkeys(out))
 
 
