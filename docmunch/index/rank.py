@@ -89,6 +89,12 @@ FEEDBACK_WEIGHT = 0.1
 """Weight of the best feedback term (the others in proportion to their feedback score; dev set
 recall@10 0.867 → 0.925 with feedback, MRR@10 0.651 → 0.665; 0.2 and 0.3 measured lower)."""
 
+_TERM_DF_SQL = (
+    "SELECT t.id, t.repo_id, t.term, "
+    "(SELECT sum(length(p.sections)) FROM postings p WHERE p.term_id = t.id) / 5 FROM terms t WHERE "
+)
+"""Terms with their document frequency (section postings over all segments); a condition follows."""
+
 Ids = npt.NDArray[np.int64]
 Floats = npt.NDArray[np.float64]
 
@@ -331,26 +337,24 @@ class Ranker:
         pool_mass = dict(zip(pool, mass[order].tolist(), strict=True))
         words: dict[str, float] = {}
         rank: dict[str, int] = {}
-        ids: dict[str, dict[int, int]] = {}
-        """word → {term id: repo id} in the searched repos."""
-        for tid, repo_id, term in self._rows("SELECT id, repo_id, term FROM terms WHERE id IN ({})", pool):
+        ids: dict[str, dict[int, tuple[int, int]]] = {}
+        """word → {term id: (repo id, df)} in the searched repos."""
+        for tid, repo_id, term, df in self._rows(_TERM_DF_SQL + "t.id IN ({})", pool):
             if term.startswith(CHAR_PREFIX) or term in self.weights:
                 continue
             words[term] = words.get(term, 0.0) + pool_mass[tid]
             rank[term] = min(rank.get(term, tid), tid)
-            ids.setdefault(term, {})[tid] = repo_id
+            ids.setdefault(term, {})[tid] = (repo_id, int(df or 0))
         if not words:
             return False
         if len(self.repo_ids) > 1:  # the same words in the other searched repos
             repos = ",".join(str(int(r)) for r in self.repo_ids)
-            sql = f"SELECT id, repo_id, term FROM terms WHERE repo_id IN ({repos}) AND term IN ({{}})"
-            for tid, repo_id, term in self._rows(sql, list(words)):
-                ids[term][tid] = repo_id
-        sql = "SELECT term_id, sum(length(sections)) / 5 FROM postings WHERE term_id IN ({})"
-        sizes = dict(self._rows(sql + " GROUP BY term_id", [t for found in ids.values() for t in found]))
+            sql = _TERM_DF_SQL + f"t.repo_id IN ({repos}) AND t.term IN ({{}})"
+            for tid, repo_id, term, df in self._rows(sql, list(words)):
+                ids[term][tid] = (repo_id, int(df or 0))
         scored: dict[str, float] = {}
         for term, found in ids.items():
-            df = sum(int(sizes.get(tid) or 0) for tid in found)
+            df = sum(entry[1] for entry in found.values())
             if df >= 2:
                 scored[term] = words[term] * _idf(self.sections, df)
         best = sorted(scored, key=lambda w: (-scored[w], rank[w]))[:FEEDBACK_TERMS]
@@ -360,7 +364,7 @@ class Ranker:
         blobs = read_postings(self.conn, [tid for term in best for tid in ids[term]])
         for term in best:
             entries = []
-            for tid, repo_id in ids[term].items():
+            for tid, (repo_id, _) in ids[term].items():
                 sections, docs = blobs.get(tid, (b"", b""))
                 if sections:
                     entries.append((tid, repo_id, len(sections) // 5, sections, docs))

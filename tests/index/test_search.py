@@ -185,3 +185,26 @@ def test_query_helpers() -> None:
     assert match_expression("x y", any_term=True) == '"x" OR "y"'
     assert match_expression("?!") is None
     assert fts_text("k8s 调度器") == "k8s  调  度  器 "
+
+
+def test_proximity_reads_the_start_of_the_body_without_html_comments() -> None:
+    from docmunch.index.proximity import PROXIMITY_MAX_CHARS, PROXIMITY_WEIGHT, Proximity
+
+    scorer = Proximity(["share", "data"], {"share": 1.0, "data": 1.0})
+    near = "## Sharing\nYou can share data with a mutex."
+    assert scorer.bonus("Sharing", near, level=2) == pytest.approx(PROXIMITY_WEIGHT / 2)
+    assert scorer.bonus("Sharing", "## Sharing\nshare the lock; the data is yours.", level=2) == 0.0
+    # translated docs keep the original in comments: removed before the limit is applied
+    commented = "## Sharing\n<!-- " + "original text " * 400 + "-->\n" + "You can share data."
+    assert len(commented) > 2 * PROXIMITY_MAX_CHARS
+    assert scorer.bonus("Sharing", commented, level=2) == pytest.approx(PROXIMITY_WEIGHT / 2)
+    # words beyond the first PROXIMITY_MAX_CHARS characters of prose do not count
+    late = "## Sharing\n" + "filler words here. " * (PROXIMITY_MAX_CHARS // 10) + "You can share data."
+    assert scorer.bonus("Sharing", late, level=2) == 0.0
+    # a comment cut by the scan limit is not read as prose
+    cut = "## Sharing\n<!-- " + "x " * (4 * PROXIMITY_MAX_CHARS) + "share data -->"
+    assert scorer.bonus("Sharing", cut, level=2) == 0.0
+    # Chinese bodies are bounded the same way
+    zh = Proximity(["共享", "数据"], {"共享": 1.0, "数据": 1.0})
+    assert zh.bonus("共享", "## 共享\n容器可以共享数据。", level=2) > 0
+    assert zh.bonus("共享", "## 共享\n" + "填充文字。" * PROXIMITY_MAX_CHARS + "共享数据", level=2) == 0.0
