@@ -223,23 +223,22 @@ def _cmd_search(args: argparse.Namespace) -> int:
             path_glob=args.glob,
             snippet_bytes=args.snippet,
         )
+        empty = None if hits else index.explain_empty(
+            args.query, repo=args.repo, doc_path=args.doc, path_glob=args.glob
+        )
     latency = round((time.perf_counter() - started) * 1000, 2)
     if args.json:
-        _emit_json(
-            {
-                "results": [h.to_json() for h in hits],
-                "_meta": {"latency_ms": latency, "sections_returned": len(hits), "query": args.query},
-            }
-        )
+        answer: dict[str, Any] = {"results": [h.to_json() for h in hits]}
+        if empty is not None:
+            answer["no_results"] = empty.to_json()
+        answer["_meta"] = {"latency_ms": latency, "sections_returned": len(hits), "query": args.query}
+        _emit_json(answer)
+    if empty is not None:  # like an unknown section or document: one line on stderr, exit 1
+        sys.stderr.write(f"docmunch: no results: {_one_line(empty.message)}\n")
+        return 1
+    if args.json:
         return 0
     console = _console()
-    if not hits:
-        from docmunch.index.analyze import terms
-
-        where = args.repo if args.repo is not None else "any repo"
-        why = "" if terms(args.query, query=True) else " (it has only stop words or punctuation)"
-        console.print(f"no results for {args.query!r} in {where}{why}")
-        return 0
     for h in hits:
         place = h.doc_path if args.repo is not None else f"{h.repo}: {h.doc_path}"
         console.print(f"[bold]{h.score:7.2f}[/]  [bold]{_esc(h.title)}[/]  [dim]({_esc(place)})[/]")

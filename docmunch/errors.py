@@ -316,15 +316,19 @@ class SetupError(DocmunchError):
 
 
 class DocumentNotFound(DocmunchError):
-    """No document ``doc_path`` exists in ``repo``."""
+    """No document ``doc_path`` exists in ``repo`` (``None``: in any searched repo); the
+    message names up to three ``suggestions`` (similar doc_paths) when given."""
 
-    def __init__(self, repo: str, doc_path: str) -> None:
+    def __init__(self, repo: str | None, doc_path: str, *, suggestions: tuple[str, ...] = ()) -> None:
+        where = f"repo {repo!r}" if repo is not None else "any repo"
+        hint = f" (similar: {', '.join(repr(s) for s in suggestions[:3])})" if suggestions else ""
         super().__init__(
-            f"unknown document {doc_path!r} in repo {repo!r}; "
+            f"unknown document {doc_path!r} in {where}{hint}; "
             "`docmunch toc REPO` (MCP: list_docs) lists the indexed documents"
         )
         self.repo = repo
         self.doc_path = doc_path
+        self.suggestions = suggestions
 
 
 class SectionNotFound(DocmunchError):
