@@ -43,6 +43,10 @@ line and exits 1, the MCP server turns it into a tool error. Builtin ``ValueErro
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from docmunch.suggest import near_matches
+
 __all__ = [
     "BlockedAddress",
     "ConfigError",
@@ -261,12 +265,14 @@ class InvalidRepoName(DocmunchError):
 
 
 class RepoNotFound(DocmunchError):
-    """No indexed repo is called ``repo``."""
+    """No indexed repo is called ``repo``; ``known`` (the stored names) feeds a did-you-mean."""
 
-    def __init__(self, repo: str, message: str | None = None) -> None:
-        super().__init__(
-            message or f"unknown repo {repo!r}; `docmunch list` (MCP: list_repos) shows the indexed ones"
-        )
+    def __init__(self, repo: str, message: str | None = None, *, known: Iterable[str] = ()) -> None:
+        if message is None:
+            near = near_matches(repo, known)
+            hint = f" (did you mean {', '.join(near)}?)" if near else ""
+            message = f"unknown repo {repo!r}{hint}; `docmunch list` (MCP: list_repos) shows the indexed ones"
+        super().__init__(message)
         self.repo = repo
 
 
