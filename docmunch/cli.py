@@ -570,9 +570,10 @@ def _search_argv(argv: list[str]) -> list[str]:
 
 
 def _near_options(name: str, options: Iterable[str]) -> list[str]:
-    """Long options that ``name`` (a token starting with ``-``, not a number) likely meant."""
+    """Long options that ``name`` (a token starting with ``-``, not a number, at least two
+    letters after the dashes: ``-x`` stays a query word) likely meant."""
     core = name.lstrip("-")
-    if not name.startswith("-") or len(core) < 1 or core[0].isdigit():
+    if not name.startswith("-") or len(core) < 2 or core[0].isdigit():
         return []
     return near_matches(name, [o for o in options if o.startswith("--")], strip="-")
 

@@ -67,8 +67,8 @@ def test_option_like_query_words_still_search(home: Path) -> None:
     assert escaped.returncode == 0, escaped.stderr
     answer = json.loads(escaped.stdout)
     assert answer["_meta"]["query"] == "threads --limt" and answer["results"]
-    far = _cli(home, "search", "rust", "--dry-run", "threads", "--json")  # not near any option
-    assert far.returncode == 0 and json.loads(far.stdout)["_meta"]["query"] == "--dry-run threads"
+    far = _cli(home, "search", "rust", "--dry-run", "threads", "-j", "--json")  # not near any option
+    assert far.returncode == 0 and json.loads(far.stdout)["_meta"]["query"] == "--dry-run threads -j"
 
 
 def test_unrecognized_arguments_name_the_subcommand(home: Path, tmp_path: Path) -> None:
