@@ -15,7 +15,9 @@ unique line appended to every file, so no two files are equal). Index cost: cold
 (wall, and CPU seconds of the indexing process and its parser workers) and database size of
 k8s-en with this code, beside the same with the baseline code
 (:data:`BASELINE_COMMIT`, extracted with ``git archive`` into a temp folder and run in a
-child process) — skipped with a note when git or the commit is not available.
+child process) — skipped with a note when git or the commit is not available. The question
+ranking of :data:`PREVIOUS_COMMIT` is scored the same way (quality, and k8s-en latency right
+after ours) in a child process with that commit's code.
 
 Run alone: ``python -m bench search`` (``make bench`` runs every benchmark).
 """
@@ -42,6 +44,9 @@ from bench import search_eval
 ROOT = Path(__file__).resolve().parent.parent
 BASELINE_COMMIT = "ea0c5109f3c8e22a3c793e135747901363d3f270"
 """The main branch before question search (docmunch 0.1 ranking and schema 1)."""
+PREVIOUS_COMMIT = "76282ec0c3540cef57be20f2d189e29348606b12"
+"""The question ranking of issue 10's second round, scored in the same run (its own code, in
+a child process, on an index its code builds) for the before → after columns."""
 QUERIES = 300
 COPIES = 10
 EXCLUDE = ("NOTICE.md",)
@@ -173,6 +178,51 @@ def baseline_cost(corpus: Path) -> dict[str, float] | str:
             del os.environ["BENCH_CODE_ROOT"]
 
 
+_PREVIOUS_CODE = """
+import sys, json
+sys.meta_path[:] = [f for f in sys.meta_path if 'editable' not in repr(f).lower()]
+sys.path.insert(0, sys.argv[1])
+from pathlib import Path
+from bench import bench_search as b, search_eval
+from docmunch.index import Index
+fixtures, corpora = Path(sys.argv[2]), Path(sys.argv[2]) / 'corpora'
+sets = {'dev': search_eval.load(fixtures / 'queries' / 'nl-questions-dev.jsonl', corpora),
+        'keywords': search_eval.load(Path(sys.argv[4]), corpora)}
+index = Index.open(Path(sys.argv[3]))
+for name in sorted({it.corpus for items in sets.values() for it in items} | {'k8s-en'}):
+    index.index_path(corpora / name, exclude=('NOTICE.md',))
+out = {name: b.quality(index, items, 'question')['groups'] for name, items in sets.items()}
+if sys.argv[5] == '1':
+    queries = b._mixed_queries(index, 'k8s-en', sets['dev'] + sets['keywords'], b.QUERIES)
+    out['k8s-en'] = b.latency(index, 'k8s-en', queries, 'question')
+print(json.dumps(out))
+"""
+
+
+def previous_ranking(fixtures: Path, *, speed: bool) -> dict[str, Any] | str:
+    """Quality groups (and k8s-en latency) of :data:`PREVIOUS_COMMIT`'s question ranking, or
+    why it could not run."""
+    keywords = ROOT / "fixtures" / "queries" / "keywords.jsonl"
+    if not (fixtures / "queries" / "nl-questions-dev.jsonl").is_file() or not keywords.is_file():
+        return "query files missing"
+    with tempfile.TemporaryDirectory(prefix="bench-search-prev-") as tmp:
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", PREVIOUS_COMMIT, "docmunch", "bench"],
+            capture_output=True, check=False,
+        )
+        if archive.returncode != 0:
+            return f"previous commit {PREVIOUS_COMMIT[:10]} not available"
+        code = Path(tmp) / "code"
+        code.mkdir()
+        subprocess.run(["tar", "-x", "-C", str(code)], input=archive.stdout, check=True)
+        proc = subprocess.run(
+            [sys.executable, "-c", _PREVIOUS_CODE, str(code), str(fixtures), str(Path(tmp) / "home"),
+             str(keywords), "1" if speed else "0"],
+            capture_output=True, text=True, check=True,
+        )
+        return json.loads(proc.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
 def measure(fixtures: Path, *, speed: bool = True) -> dict[str, Any]:
     """Every measurement (see the module docstring)."""
     from docmunch.index import Index
@@ -190,6 +240,8 @@ def measure(fixtures: Path, *, speed: bool = True) -> dict[str, Any]:
         if speed:
             queries = _mixed_queries(index, "k8s-en", sets.get("dev", []) + sets.get("keywords", []), QUERIES)
             result["k8s-en"] = {r: latency(index, "k8s-en", queries, r) for r in RANKINGS}
+        result["previous"] = previous_ranking(fixtures, speed=speed)
+        if speed:
             copies = build_copies(corpora / "k8s-en", Path(tmp) / "k8s-en-x10", COPIES)
             started = time.perf_counter()
             report = index.index_path(copies, repo="k8s-en-x10")
@@ -225,17 +277,27 @@ def table(result: dict[str, Any]) -> Table:
             continue
         ours = result[set_name]["question"]["groups"]
         old = result[set_name]["legacy"]["groups"]
+        previous = result.get("previous")
+        before = previous.get(set_name, {}) if isinstance(previous, dict) else {}
         for group, s in ours.items():
             o = old[group]
             t.add_row(
                 set_name, group, str(s["n"]), f"{s['recall@10']:.3f}", f"{s['mrr@10']:.3f}",
                 f"{o['recall@10']:.3f}", f"{o['mrr@10']:.3f}",
             )
+            if group in before:
+                b = before[group]
+                label = f"{set_name} (previous)"
+                t.add_row(label, group, "", f"{b['recall@10']:.3f}", f"{b['mrr@10']:.3f}", "", "")
     for corpus in ("k8s-en", "k8s-en-x10"):
         if corpus in result:
             q, o = result[corpus]["question"], result[corpus]["legacy"]
             t.add_row("speed", corpus, "", f"p50 {q['p50_ms']}", f"p95 {q['p95_ms']}",
                       f"p50 {o['p50_ms']}", f"p95 {o['p95_ms']}")
+            prev = result.get("previous")
+            if corpus == "k8s-en" and isinstance(prev, dict) and "k8s-en" in prev:
+                p50, p95 = prev["k8s-en"]["p50_ms"], prev["k8s-en"]["p95_ms"]
+                t.add_row("speed (previous)", corpus, "", f"p50 {p50}", f"p95 {p95}", "", "")
     for key in ("k8s-en-x10_index_s", "cold_ratio", "cold_cpu_ratio", "db_growth"):
         if key in result:
             t.add_row("index", key, "", str(result[key]), "", "", "")

@@ -18,7 +18,7 @@ import sys
 import time
 import traceback
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -27,6 +27,7 @@ from docmunch.errors import DocmunchError, InvalidRepoName, SourceError
 from docmunch.index import DEFAULT_MAX_FILE_BYTES, Index, IndexReport, SectionRead, section_toc_json
 from docmunch.index.versions import with_version
 from docmunch.setup import commands as setup_commands
+from docmunch.suggest import near_matches
 from docmunch.terminal import console as _console
 from docmunch.terminal import emit_json as _emit_json
 from docmunch.terminal import esc as _esc
@@ -37,6 +38,9 @@ __all__ = ["build_parser", "main"]
 
 _LISTED_SKIPS = 20
 """Skipped paths printed one per line on stderr; beyond that, one summary line per run."""
+
+_SAME_ERROR_LINES = 3
+"""Paths failing with one identical message each get a line; beyond that, one line with the count."""
 
 
 def _optional(module: str, func: str, what: str) -> Callable[..., Any]:
@@ -56,6 +60,8 @@ def _cmd_index(args: argparse.Namespace) -> int:
     parse_source = _optional("docmunch.sources.spec", "parse_source", "indexing URLs")
     spec = parse_source(source)  # SourceError for an unsupported scheme (ftp:, file:)
     source = spec.value
+    for option, where in _ignored_options(args, spec.kind):
+        sys.stderr.write(f"docmunch: warning: {option} does not apply to {where}; ignored\n")
     with Index.open() as index:
         if spec.kind == "url":
             index_url = _optional("docmunch.sources.web", "index_url", "indexing URLs")
@@ -96,10 +102,46 @@ def _cmd_index(args: argparse.Namespace) -> int:
     return _run_outcome(report, args)
 
 
+_INDEX_OPTIONS: dict[str, tuple[str, frozenset[str]]] = {
+    # dest: (option, the source kinds it applies to)
+    "allow_private": ("--allow-private", frozenset({"url", "github"})),
+    "crawl": ("--crawl", frozenset({"url"})),
+    "max_pages": ("--max-pages", frozenset({"url"})),
+    "scope": ("--scope", frozenset({"url"})),
+    "concurrency": ("--concurrency", frozenset({"url"})),
+    "path": ("--path", frozenset({"github"})),
+    "full": ("--full", frozenset({"local"})),
+    "max_file_bytes": ("--max-file-bytes", frozenset({"local"})),
+    "password": ("--password", frozenset({"local"})),
+    "exclude": ("--exclude", frozenset({"local"})),
+}
+"""``docmunch index`` options that only some kinds of source read (``local`` = a folder or file)."""
+
+_KIND_NAMES = {"url": "a web URL", "github": "a GitHub repo", "local": "a local folder or file"}
+
+
+def _ignored_options(args: argparse.Namespace, kind: str) -> list[tuple[str, str]]:
+    """``(option, what the source is)`` for each option given (not at its default) that a
+    ``kind`` source ignores; ``--max-pages``/``--scope``/``--concurrency`` need ``--crawl``."""
+    kind = kind if kind in ("url", "github") else "local"
+    defaults = build_parser().commands["index"].parse_args(["x"])
+    out: list[tuple[str, str]] = []
+    for dest, (option, kinds) in _INDEX_OPTIONS.items():
+        if getattr(args, dest) == getattr(defaults, dest):
+            continue
+        if kind not in kinds:
+            out.append((option, _KIND_NAMES[kind]))
+        elif kind == "url" and dest in ("max_pages", "scope", "concurrency") and not args.crawl:
+            out.append((option, "a single page (without --crawl)"))
+    return out
+
+
 def _run_outcome(report: IndexReport, args: argparse.Namespace) -> int:
     """Print a run's JSON (``--json``) or its per-file problems (stderr); return the exit status.
 
-    Each failed file or page is one ``docmunch: error PATH: MESSAGE`` line on stderr, each
+    Each failed file or page is one ``docmunch: error PATH: MESSAGE`` line on stderr (a message
+    shared by more than :data:`_SAME_ERROR_LINES` paths is printed once, at its first path, with
+    the count), each
     warning one ``docmunch: warning PATH: MESSAGE`` line, and each skipped file one
     ``docmunch: skipped PATH: REASON`` line (more than :data:`_LISTED_SKIPS` skips are summed
     up per reason; ``--json`` lists them all). The run exits 1 when it had errors and nothing
@@ -128,8 +170,16 @@ def _run_outcome(report: IndexReport, args: argparse.Namespace) -> int:
             sys.stderr.write(f"docmunch: skipped {report.docs_skipped} ({summary}); --json lists them\n")
         for warning in report.warnings:
             sys.stderr.write(f"docmunch: warning {_printable(warning.path)}: {_one_line(warning.message)}\n")
+        same = Counter(_one_line(err.message) for err in report.errors)
         for err in report.errors:
-            sys.stderr.write(f"docmunch: error {_printable(err.path)}: {_one_line(err.message)}\n")
+            message = _one_line(err.message)
+            if same[message] == 0:  # already printed with its count
+                continue
+            count = ""
+            if same[message] > _SAME_ERROR_LINES:
+                count = f" (and {same[message] - 1} more with the same error; --json lists them)"
+                same[message] = 0
+            sys.stderr.write(f"docmunch: error {_printable(err.path)}: {message}{count}\n")
     failed = bool(report.errors) and report.docs_indexed == 0 and report.docs_unchanged == 0
     return 1 if failed else 0
 
@@ -224,23 +274,22 @@ def _cmd_search(args: argparse.Namespace) -> int:
             path_glob=args.glob,
             snippet_bytes=args.snippet,
         )
+        empty = None if hits else index.explain_empty(
+            args.query, repo=args.repo, doc_path=args.doc, path_glob=args.glob
+        )
     latency = round((time.perf_counter() - started) * 1000, 2)
     if args.json:
-        _emit_json(
-            {
-                "results": [h.to_json() for h in hits],
-                "_meta": {"latency_ms": latency, "sections_returned": len(hits), "query": args.query},
-            }
-        )
+        answer: dict[str, Any] = {"results": [h.to_json() for h in hits]}
+        if empty is not None:
+            answer["no_results"] = empty.to_json()
+        answer["_meta"] = {"latency_ms": latency, "sections_returned": len(hits), "query": args.query}
+        _emit_json(answer)
+    if empty is not None:  # like an unknown section or document: one line on stderr, exit 1
+        sys.stderr.write(f"docmunch: no results: {_one_line(empty.message)}\n")
+        return 1
+    if args.json:
         return 0
     console = _console()
-    if not hits:
-        from docmunch.index.analyze import terms
-
-        where = args.repo if args.repo is not None else "any repo"
-        why = "" if terms(args.query, query=True) else " (it has only stop words or punctuation)"
-        console.print(f"no results for {args.query!r} in {where}{why}")
-        return 0
     for h in hits:
         place = h.doc_path if args.repo is not None else f"{h.repo}: {h.doc_path}"
         console.print(f"[bold]{h.score:7.2f}[/]  [bold]{_esc(h.title)}[/]  [dim]({_esc(place)})[/]")
@@ -376,7 +425,11 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     else:
         console = _console()
         for m in report.mismatches:
-            console.print(f"[red]MISMATCH[/] ({m.where}) {_esc(m.id)}: expected {m.expected}, got {m.actual}")
+            got = f", got {m.actual[:12]}…" if m.actual else ""
+            console.print(
+                f"[red]MISMATCH[/] ({m.where}) {_esc(m.id)}: {_esc(m.reason)} "
+                f"[dim](expected sha256 {m.expected[:12]}…{got})[/]"
+            )
         state = "ok" if report.ok else f"{len(report.mismatches)} mismatches"
         console.print(
             f"{report.repo}: {report.sections_checked} sections checked in the cache and "
@@ -483,10 +536,19 @@ def _option_arity(parser: argparse.ArgumentParser) -> dict[str, int]:
     return table
 
 
+class _UsageError(Exception):
+    """A command line the parser would misread; the message is printed as is, exit 2."""
+
+
 def _search_argv(argv: list[str]) -> list[str]:
     """``docmunch search`` argv with every token that is not one of its options (or an
     option's value) moved behind ``--``, so a query such as ``--dry-run`` or
-    ``-o=json`` is a query word and options may stand before or after the query."""
+    ``-o=json`` is a query word and options may stand before or after the query.
+
+    Raises:
+        _UsageError: a token before ``--`` is a near miss of a search option (``--limt``,
+            ``--jsn``, a prefix such as ``--lim``; :func:`docmunch.suggest.near_matches`).
+    """
     if not argv or argv[0] != "search":
         return argv
     options: list[str] = []
@@ -499,6 +561,7 @@ def _search_argv(argv: list[str]) -> list[str]:
         name = token.split("=", 1)[0]
         arity = _SEARCH_OPTIONS.get(name if token.startswith("--") else token)
         if arity is None:
+            _refuse_near_option("docmunch search", name, _SEARCH_OPTIONS)
             words.append(token)
             continue
         options.append(token)
@@ -507,18 +570,54 @@ def _search_argv(argv: list[str]) -> list[str]:
     return ["search", *options, *(["--", *words] if words else [])]
 
 
+def _near_options(name: str, options: Iterable[str]) -> list[str]:
+    """Long options that ``name`` (a token starting with ``-``, not a number, at least two
+    letters after the dashes: ``-x`` stays a query word) likely meant."""
+    core = name.lstrip("-")
+    if not name.startswith("-") or len(core) < 2 or core[0].isdigit():
+        return []
+    return near_matches(name, [o for o in options if o.startswith("--")], strip="-")
+
+
+def _refuse_near_option(prog: str, name: str, options: Iterable[str]) -> None:
+    """Raise :class:`_UsageError` when ``name`` is a near miss of one of ``options``."""
+    near = _near_options(name, options)
+    if near:
+        raise _UsageError(
+            f"{prog}: unknown option {name!r} (did you mean {' or '.join(near)}?); "
+            "to search for it, put it after '--'"
+        )
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse with one-line usage errors (exit 2) instead of the usage block plus a line."""
+    """argparse with one-line usage errors (exit 2) instead of the usage block plus a line;
+    ``commands`` maps each sub-command's name to its parser (set by :func:`build_parser`)."""
+
+    commands: Mapping[str, argparse.ArgumentParser]
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: {message} (see '{self.prog} --help')\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """``parser.parse_args(argv)``, with unrecognized arguments reported by the sub-command's
+    parser (its name, its ``--help``) and a did-you-mean for a near-miss option (exit 2)."""
+    args, extra = parser.parse_known_args(argv)
+    if not extra:
+        return args
+    commands: Mapping[str, argparse.ArgumentParser] = getattr(parser, "commands", {})
+    sub = commands.get(str(getattr(args, "command", "")), parser)
+    near = next((n for t in extra if (n := _near_options(t.split("=", 1)[0], _option_arity(sub)))), [])
+    hint = f" (did you mean {' or '.join(near)}?)" if near else ""
+    sub.error(f"unrecognized arguments: {' '.join(extra)}{hint}")  # exits 2
+
+
+def build_parser() -> _Parser:
     """The argparse parser of every sub-command (also used for ``--help`` docs)."""
     p = _Parser(prog="docmunch", description="Byte-exact documentation section index.")
     p.add_argument("--version", action="version", version=f"docmunch {__version__}")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
+    p.commands = sub.choices
 
     def cmd(name: str, func: Callable[[argparse.Namespace], int], help_: str) -> argparse.ArgumentParser:
         sp = sub.add_parser(name, help=help_, description=help_)
@@ -645,7 +744,11 @@ def main(argv: list[str] | None = None) -> int:
     """Run the CLI; returns the exit status (0 ok, 1 error, 2 usage error, 130 interrupted,
     141 when the reader of stdout went away, as a SIGPIPE would end a C tool)."""
     parser = build_parser()
-    args = parser.parse_args(_search_argv(list(sys.argv[1:] if argv is None else argv)))
+    try:
+        args = _parse(parser, _search_argv(list(sys.argv[1:] if argv is None else argv)))
+    except _UsageError as exc:
+        sys.stderr.write(f"{exc}\n")
+        return 2
     try:
         status = int(args.func(args))
         sys.stdout.flush()  # here, so a reader that went away is seen below, not at exit

@@ -43,6 +43,10 @@ line and exits 1, the MCP server turns it into a tool error. Builtin ``ValueErro
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from docmunch.suggest import near_matches
+
 __all__ = [
     "BlockedAddress",
     "ConfigError",
@@ -261,12 +265,14 @@ class InvalidRepoName(DocmunchError):
 
 
 class RepoNotFound(DocmunchError):
-    """No indexed repo is called ``repo``."""
+    """No indexed repo is called ``repo``; ``known`` (the stored names) feeds a did-you-mean."""
 
-    def __init__(self, repo: str, message: str | None = None) -> None:
-        super().__init__(
-            message or f"unknown repo {repo!r}; `docmunch list` (MCP: list_repos) shows the indexed ones"
-        )
+    def __init__(self, repo: str, message: str | None = None, *, known: Iterable[str] = ()) -> None:
+        if message is None:
+            near = near_matches(repo, known)
+            hint = f" (did you mean {', '.join(near)}?)" if near else ""
+            message = f"unknown repo {repo!r}{hint}; `docmunch list` (MCP: list_repos) shows the indexed ones"
+        super().__init__(message)
         self.repo = repo
 
 
@@ -316,15 +322,19 @@ class SetupError(DocmunchError):
 
 
 class DocumentNotFound(DocmunchError):
-    """No document ``doc_path`` exists in ``repo``."""
+    """No document ``doc_path`` exists in ``repo`` (``None``: in any searched repo); the
+    message names up to three ``suggestions`` (similar doc_paths) when given."""
 
-    def __init__(self, repo: str, doc_path: str) -> None:
+    def __init__(self, repo: str | None, doc_path: str, *, suggestions: tuple[str, ...] = ()) -> None:
+        where = f"repo {repo!r}" if repo is not None else "any repo"
+        hint = f" (similar: {', '.join(repr(s) for s in suggestions[:3])})" if suggestions else ""
         super().__init__(
-            f"unknown document {doc_path!r} in repo {repo!r}; "
+            f"unknown document {doc_path!r} in {where}{hint}; "
             "`docmunch toc REPO` (MCP: list_docs) lists the indexed documents"
         )
         self.repo = repo
         self.doc_path = doc_path
+        self.suggestions = suggestions
 
 
 class SectionNotFound(DocmunchError):

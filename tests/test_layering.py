@@ -14,6 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent / "docmunch"
 
 LAYERS = [
+    ["suggest"],  # did-you-mean matching, a leaf shared by errors and the fronts
     ["errors", ""],  # "" = the package's own __init__ (version only)
     ["limits"],  # named resource limits, read by every stage that takes outside data
     ["fetch"],

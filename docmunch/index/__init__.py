@@ -5,6 +5,7 @@ Public surface::
     Index.open(home=None) -> Index          # $DOCMUNCH_HOME, else the platform data dir
     index.index_path(path, repo=..., ...) -> IndexReport
     index.search(query, repo=..., ...) -> list[SearchHit]
+    index.explain_empty(query, repo=..., ...) -> EmptyReason   # why a search found nothing
     index.get_section(repo, section_id, verify=False) -> SectionRead
     … (see :class:`Index`)
 
@@ -13,6 +14,7 @@ bytes addressed by sha256, byte-identical to the source for Markdown/text).
 """
 
 from docmunch.index.core import Index
+from docmunch.index.empty import EmptyReason
 from docmunch.index.indexer import DEFAULT_MAX_FILE_BYTES
 from docmunch.index.records import (
     DocInfo,
@@ -37,6 +39,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "DocInfo",
     "DocState",
+    "EmptyReason",
     "FileError",
     "Index",
     "IndexReport",

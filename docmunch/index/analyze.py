@@ -38,6 +38,7 @@ __all__ = [
     "MAX_TERM_CHARS",
     "WORD_PATTERN",
     "cjk_words",
+    "content_words",
     "is_cjk",
     "stem",
     "term_counts",
@@ -140,3 +141,16 @@ def terms(text: str, *, query: bool = False) -> list[str]:
         if not query:
             out.extend(CHAR_PREFIX + ch for ch in piece)
     return out
+
+
+def content_words(text: str) -> list[str]:
+    """The words of a query that yield terms, as written and in order, each once: non-CJK
+    words that are not stop words, and CJK words (precise segmentation) that are not
+    function words (``how do I share data`` → ``["share", "data"]``)."""
+    out: list[str] = []
+    for i, piece in enumerate(_CJK_SPLIT.split(text)):
+        if i % 2:
+            out.extend(cjk_words(piece, query=True))
+        else:
+            out.extend(word for word in _WORD.findall(piece) if word_terms(word))
+    return list(dict.fromkeys(out))

@@ -16,6 +16,7 @@ from typing import Any
 from docmunch.formats.base import Rendition
 from docmunch.index import indexer, pack, pack_import, read
 from docmunch.index import search as _search
+from docmunch.index.empty import EmptyReason, explain_empty
 from docmunch.index.records import (
     DocInfo,
     DocState,
@@ -237,6 +238,27 @@ class Index:
             max_level=max_level,
             snippet_bytes=snippet_bytes,
             ranking=ranking,
+        )
+
+    def explain_empty(
+        self,
+        query: str,
+        *,
+        repo: str | None = None,
+        doc_path: str | None = None,
+        path_glob: str | None = None,
+        min_level: int | None = None,
+        max_level: int | None = None,
+    ) -> EmptyReason:
+        """Why :meth:`search` with these arguments found nothing; see :mod:`docmunch.index.empty`."""
+        return explain_empty(
+            self._store,
+            query,
+            repo=repo,
+            doc_path=doc_path,
+            path_glob=path_glob,
+            min_level=min_level,
+            max_level=max_level,
         )
 
     def get_section(self, repo: str, section_id: str, *, verify: bool = False) -> SectionRead:

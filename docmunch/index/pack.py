@@ -168,7 +168,8 @@ def export_pack(store: Store, repo: RepoRow | str, out: Path, *, overwrite: bool
         A :class:`PackReport` (``pack_bytes`` = size of the file written).
 
     Raises:
-        PackError: ``out`` exists (without ``overwrite``) or cannot be written; a cached blob does
+        PackError: ``out`` exists (without ``overwrite``), its folder does not exist (it is not
+            created) or it cannot be written; a cached blob does
             not match its sha256 (the pack would carry damage: re-index first).
         RepoNotFound: the repo is not stored.
     """
@@ -179,8 +180,9 @@ def export_pack(store: Store, repo: RepoRow | str, out: Path, *, overwrite: bool
         raise PackError(f"{out} already exists; pass --force to overwrite it", path=str(out))
     if out.is_dir():
         raise PackError(f"{out} is a folder; give the pack a file name", path=str(out))
+    if not out.parent.is_dir():  # a typo in the folder must not create a new tree of folders
+        raise PackError(f"cannot write {out}: no such folder {out.parent}", path=str(out))
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp_name = tempfile.mkstemp(prefix=".docmunch-pack-", suffix=".tmp", dir=out.parent)
         os.close(fd)
     except OSError as exc:

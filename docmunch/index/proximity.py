@@ -28,10 +28,13 @@ PROXIMITY_WEIGHT = 0.2
 """Scale of the bonus (dev set MRR@10 0.645 → 0.665 with it; 0.3 lower on Chinese questions)."""
 PROXIMITY_WINDOW = 3
 """Largest distance, in words, that counts as standing together (2 measured lower)."""
-PROXIMITY_MAX_CHARS = 3000
-"""Characters of a section body looked at (a long section's answer is near its start; bounds
-the work per candidate)."""
+PROXIMITY_MAX_CHARS = 1500
+"""Characters of a section body looked at, HTML comments removed (a long section's answer is
+near its start; bounds the work per candidate, CJK text included)."""
 _TITLE_GAP = 5
+_COMMENT_SCAN_CHARS = 4 * PROXIMITY_MAX_CHARS
+"""Characters of a body cleared of HTML comments before its first PROXIMITY_MAX_CHARS are
+read (translated docs keep the original text in comments before each paragraph)."""
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
 
 
@@ -55,6 +58,7 @@ class Proximity:
     def _positions(self, text: str, found: dict[str, list[int]], offset: int) -> int:
         """Add the positions of wanted terms in ``text`` (from ``offset``); returns the end."""
         wanted = self.wanted
+        text = text[:PROXIMITY_MAX_CHARS]
         if is_cjk(text):
             at = offset
             for term in terms(text):
@@ -64,7 +68,7 @@ class Proximity:
                     at += 1
             return at
         memo = self._memo
-        words = WORD_PATTERN.findall(text, 0, PROXIMITY_MAX_CHARS)
+        words = WORD_PATTERN.findall(text)
         for word in set(words).difference(memo):
             memo[word] = tuple(t for t in word_terms(word) if t in wanted)
         hits = [(at, word) for at, word in enumerate(words, start=offset) if memo[word]]
@@ -84,9 +88,13 @@ class Proximity:
         if not self.pairs or not self.total:
             return 0.0
         body = text.split("\n", 1)[1] if level > 0 and "\n" in text else ("" if level > 0 else text)
+        body = _COMMENT.sub(" ", body[:_COMMENT_SCAN_CHARS])
+        unclosed = body.find("<!--")  # a comment cut by the scan limit
+        if unclosed >= 0:
+            body = body[:unclosed]
         found: dict[str, list[int]] = {}
         end = self._positions(title, found, 0)
-        self._positions(_COMMENT.sub(" ", body), found, end + _TITLE_GAP)
+        self._positions(body, found, end + _TITLE_GAP)
         bonus = 0.0
         for a, b in self.pairs:
             if a in found and b in found:

@@ -5,13 +5,17 @@ Algorithm (numbers behind each choice: ``docs/search.md``):
 1. **Analysis** — the query goes through the same analyser as the text
    (:func:`docmunch.index.analyze.terms`): stop and question words dropped, English stems,
    identifiers kept whole as extra terms, CJK segmented into words. A CJK word the repo has
-   never seen falls back to its dictionary sub-words, else (three characters or more) to its
-   characters, at :data:`SUBWORD_WEIGHT`; a query that is one CJK character matches that
-   character anywhere (``库`` finds ``代码库``). General variants of English words join at
-   :data:`~docmunch.index.synonyms.SYNONYM_WEIGHT` (:mod:`docmunch.index.synonyms`).
-2. **Term weights** — ``IDF^IDF_EXPONENT`` per repo, IDF = ``ln(1 + (N − df + ½)/(df + ½))``
+   never seen falls back to its dictionary sub-words; without any, a function character the
+   segmenter glued to its end is stripped (``卷里`` → ``卷``, :data:`FUNCTION_CHARACTERS`), else
+   (three characters or more) it falls back to its characters, at :data:`SUBWORD_WEIGHT`; a
+   query that is one CJK character matches that character anywhere (``库`` finds ``代码库``).
+   General variants of English words join at :data:`~docmunch.index.synonyms.SYNONYM_WEIGHT`
+   (:mod:`docmunch.index.synonyms`).
+2. **Term weights** — ``IDF^IDF_EXPONENT``, IDF = ``ln(1 + (N − df + ½)/(df + ½))``
    (Robertson–Spärck Jones with the +1 of Lucene's BM25, never negative). The square root
-   flattens IDF: questions carry common but meaningful words ("memory", "node").
+   flattens IDF: questions carry common but meaningful words ("memory", "node"). N and df
+   are those of all the searched repos together (one collection, see :class:`Ranker`), so
+   scores of different repos compare.
 3. **Section score** — over *every* posting of every term (one blob per term, numpy):
    ``Σ weight · impact`` (BM25F with the term's weight as IDF; impacts include the section's
    prior) divided by the query's total weight, times coordination ``(matched weight / query
@@ -32,6 +36,7 @@ import math
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -39,6 +44,7 @@ import numpy.typing as npt
 from docmunch.index.analyze import CHAR_PREFIX, cjk_words, is_cjk, terms
 from docmunch.index.impacts import IMPACT_LEVELS
 from docmunch.index.postings import read_postings, unpack_postings
+from docmunch.index.stopwords import CHINESE
 from docmunch.index.synonyms import expansions
 
 __all__ = [
@@ -48,6 +54,7 @@ __all__ = [
     "FEEDBACK_SECTIONS",
     "FEEDBACK_TERMS",
     "FEEDBACK_WEIGHT",
+    "FUNCTION_CHARACTERS",
     "IDF_EXPONENT",
     "MIN_CHARACTER_FALLBACK",
     "SUBWORD_WEIGHT",
@@ -66,6 +73,10 @@ with it; 0.1 and 0.4 both lower)."""
 MIN_CHARACTER_FALLBACK = 3
 """An unknown CJK word of at least this many characters (and no known sub-word) is matched
 character by character; a shorter one is not (``设定`` must not match Japanese ``設定``)."""
+FUNCTION_CHARACTERS = "".join(sorted(w for w in CHINESE if len(w) == 1))
+"""One-character Chinese function words (的, 里, 前, 时, 着, …): stripped from both ends of a query
+word the searched repos do not know, which the segmenter glued to its neighbour
+(``组里`` → ``组``, ``卡着`` → ``卡``, ``时想`` → nothing)."""
 SUBWORD_WEIGHT = 0.5
 """Weight of the sub-words and characters that replace a CJK word unknown to the repo."""
 FEEDBACK_SECTIONS = 5
@@ -77,6 +88,12 @@ FEEDBACK_POOL = 200
 FEEDBACK_WEIGHT = 0.1
 """Weight of the best feedback term (the others in proportion to their feedback score; dev set
 recall@10 0.867 → 0.925 with feedback, MRR@10 0.651 → 0.665; 0.2 and 0.3 measured lower)."""
+
+_TERM_DF_SQL = (
+    "SELECT t.id, t.repo_id, t.term, "
+    "(SELECT sum(length(p.sections)) FROM postings p WHERE p.term_id = t.id) / 5 FROM terms t WHERE "
+)
+"""Terms with their document frequency (section postings over all segments); a condition follows."""
 
 Ids = npt.NDArray[np.int64]
 Floats = npt.NDArray[np.float64]
@@ -96,11 +113,12 @@ def query_weights(query: str) -> dict[str, float]:
 
 @dataclass(slots=True)
 class _Term:
+    """One query term in one repo: its postings there and its weight in the whole search."""
+
     id: int
     repo_id: int
     term: str
     weight: float
-    df: int
     sections: tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint8]]
     docs: tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint8]]
     feedback: bool = False
@@ -111,6 +129,16 @@ def _weighted_counts(at: npt.NDArray[np.intp], weights: Floats, minlength: int =
     """``np.bincount`` with ``weights``: the float64 sum of the weights at each index."""
     # numpy's stub types every bincount as intp; with weights it returns float64
     return np.bincount(at, weights=weights, minlength=minlength)  # type: ignore[return-value]
+
+
+_Entry = tuple[int, int, int, bytes, bytes]
+"""A term's row in one repo: ``(term id, repo id, df, sections blob, docs blob)``."""
+
+
+def _idf(n: int, df: int) -> float:
+    """``ln(1 + (N − df + ½)/(df + ½))`` with ``N`` at least ``df``."""
+    n = max(n, df)
+    return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
 
 def _accumulate(
@@ -138,6 +166,18 @@ def _accumulate(
 class Ranker:
     """One ranked query over the term index of some repos.
 
+    The searched repos are scored as **one collection**: a term's document frequency is the
+    sum of its frequencies in every searched repo, N the sum of their section counts, and the
+    query's total weight (which normalises every score and its coordination) counts each term
+    once, whichever repos hold it. Per-repo statistics made scores of different repos
+    incomparable: a one-document repo knowing one query word matched "all" of the words it
+    knew and outranked the repo that answers. This is what Elasticsearch's
+    ``dfs_query_then_fetch`` does for shards ("gather the term frequencies from all shards to
+    calculate global term frequencies, then execute the query on each shard using these
+    global frequencies", Elasticsearch reference, *Search type*); with one repo nothing changes.
+    Impacts need no change: their length norms use fixed reference lengths
+    (:mod:`docmunch.index.impacts`), the same in every repo.
+
     Args:
         conn: an open connection.
         query: any user string.
@@ -148,19 +188,21 @@ class Ranker:
         self.conn = conn
         self.repo_ids = list(repo_ids)
         self.terms: list[_Term] = []
-        self.sizes: dict[int, int] = {}
-        self._base: dict[bool, dict[int, tuple[Ids, Floats, Floats]]] = {False: {}, True: {}}
-        """Per kind (documents?) and repo: the accumulated postings of the query's own terms."""
+        self.weights: dict[str, float] = {}
+        """``{term: weight}`` of every term known to the searched repos (feedback terms included)."""
+        self.sections = 0
+        """N of IDF: sections of the searched repos together."""
+        self._base: dict[bool, tuple[Ids, Floats, Floats]] = {}
+        """Per kind (documents?): the accumulated postings of the query's own terms."""
         weights = query_weights(query)
         self.sequence = [t for t in terms(query, query=True) if t in weights]
         """The query's own terms in order (proximity)."""
         if self.repo_ids:
             marks = ",".join("?" * len(self.repo_ids))
-            self.sizes = dict(
-                self.conn.execute(
-                    f"SELECT repo_id, sections FROM repo_stats WHERE repo_id IN ({marks})", self.repo_ids
-                ).fetchall()
-            )
+            row = self.conn.execute(
+                f"SELECT sum(sections) FROM repo_stats WHERE repo_id IN ({marks})", self.repo_ids
+            ).fetchone()
+            self.sections = int(row[0] or 0)
             self._resolve(weights)
 
     @property
@@ -168,17 +210,14 @@ class Ranker:
         """No query term occurs in the searched repos."""
         return not self.terms
 
-    def total(self, repo_id: int) -> float:
-        """Sum of the query's term weights in one repo (a section's best possible match)."""
-        return sum(t.weight for t in self.terms if t.repo_id == repo_id)
-
-    def weight_of(self, repo_id: int) -> dict[str, float]:
-        """``{term: weight}`` of the query in one repo."""
-        return {t.term: t.weight for t in self.terms if t.repo_id == repo_id}
+    @property
+    def total(self) -> float:
+        """Sum of the query's term weights (a section's best possible match)."""
+        return sum(self.weights.values())
 
     # --- term resolution -------------------------------------------------------------------
-    def _lookup(self, words: Sequence[str]) -> dict[str, list[tuple[int, int, int, bytes, bytes]]]:
-        found: dict[str, list[tuple[int, int, int, bytes, bytes]]] = {}
+    def _lookup(self, words: Sequence[str]) -> dict[str, list[_Entry]]:
+        found: dict[str, list[_Entry]] = {}
         if not words:
             return found
         marks = ",".join("?" * len(words))
@@ -197,10 +236,28 @@ class Ranker:
     def _resolve(self, weights: dict[str, float]) -> None:
         found = self._lookup(list(weights))
         extra: dict[str, float] = {}
-        for word, weight in weights.items():
+        subwords: dict[str, list[str]] = {}
+        glued: dict[str, str] = {}
+        """Unknown CJK words without dictionary sub-words whose ends are function characters."""
+        for word in weights:
             if word in found or not is_cjk(word) or word.startswith(CHAR_PREFIX):
                 continue
-            subs = [w for w in cjk_words(word) if w != word and len(w) > 1]
+            subwords[word] = [w for w in cjk_words(word) if w != word and len(w) > 1]
+            stripped = word.strip(FUNCTION_CHARACTERS)
+            if not subwords[word] and stripped != word:
+                glued[word] = stripped
+        if glued:
+            found.update(self._lookup([c for c in glued.values() if len(c) > 1 and c not in weights]))
+        for word, subs in subwords.items():
+            weight = weights[word]
+            core = glued.get(word)
+            if core is not None:  # the segmenter glued a function character to the word
+                if core in found:
+                    extra[core] = max(extra.get(core, 0.0), weight)
+                elif len(core) == 1:
+                    char = CHAR_PREFIX + core
+                    extra[char] = max(extra.get(char, 0.0), weight * SUBWORD_WEIGHT)
+                continue
             if not subs and len(word) >= MIN_CHARACTER_FALLBACK:
                 subs = [CHAR_PREFIX + ch for ch in word]
             for sub in subs:
@@ -212,116 +269,118 @@ class Ranker:
         found.update(self._lookup(list(extra)))
         weights = {**extra, **weights}
         for word, entries in found.items():
-            for tid, repo_id, df, sections, docs in entries:
-                self._add(tid, repo_id, word, df, weights[word], (sections, docs))
+            self._add(word, weights[word], entries)
 
-    def _add(
-        self,
-        tid: int,
-        repo_id: int,
-        word: str,
-        df: int,
-        weight: float,
-        blobs: tuple[bytes, bytes],
-        *,
-        feedback: bool = False,
-    ) -> None:
-        n = max(int(self.sizes.get(repo_id, 0)), df)
-        idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
-        value = weight * idf**IDF_EXPONENT
-        if value > 0:
-            sections, docs = (unpack_postings(blob) for blob in blobs)
-            self.terms.append(_Term(tid, repo_id, word, value, df, sections, docs, feedback))
+    def _add(self, word: str, weight: float, entries: Sequence[_Entry], *, feedback: bool = False) -> None:
+        """Add one term with its rows in the searched repos (df summed over them)."""
+        value = weight * _idf(self.sections, sum(e[2] for e in entries)) ** IDF_EXPONENT
+        if value <= 0:
+            return
+        self.weights[word] = value
+        for tid, repo_id, _, sections, docs in entries:
+            postings = (unpack_postings(sections), unpack_postings(docs))
+            self.terms.append(_Term(tid, repo_id, word, value, *postings, feedback))
 
     # --- scoring ---------------------------------------------------------------------------
     def _scores(self, *, docs: bool) -> tuple[Ids, Floats]:
-        out_ids: list[Ids] = []
-        out_scores: list[Floats] = []
-        cache = self._base[docs]
-        for repo_id in dict.fromkeys(t.repo_id for t in self.terms):
-            mine = [t for t in self.terms if t.repo_id == repo_id]
-            if repo_id not in cache:  # the query's own terms, accumulated once
-                cache[repo_id] = _accumulate(
-                    [(*(t.docs if docs else t.sections), t.weight) for t in mine if not t.feedback]
-                )
-            ids, acc, matched = cache[repo_id]
-            extra = [t for t in mine if t.feedback]
-            if extra:  # feedback terms re-weight the candidates, they make none
-                acc, matched = acc.copy(), matched.copy()
-                for t in extra:
-                    term_ids, impacts = t.docs if docs else t.sections
-                    at = np.searchsorted(ids, term_ids)
-                    inside = at < ids.size
-                    at, impacts = at[inside], impacts[inside]
-                    hit = ids[at] == term_ids[inside]
-                    acc[at[hit]] += impacts[hit] * t.weight
-                    matched[at[hit]] += t.weight
-            total = sum(t.weight for t in mine)
-            out_ids.append(ids)
-            out_scores.append(acc / IMPACT_LEVELS / total * (matched / total) ** COORDINATION_EXPONENT)
-        if not out_ids:
+        if not self.terms:
             return np.empty(0, np.int64), np.empty(0)
-        return np.concatenate(out_ids), np.concatenate(out_scores)
+        base = self._base.get(docs)
+        if base is None:  # the query's own terms, accumulated once (ids are unique across repos)
+            base = self._base[docs] = _accumulate(
+                [(*(t.docs if docs else t.sections), t.weight) for t in self.terms if not t.feedback]
+            )
+        ids, acc, matched = base
+        extra = [t for t in self.terms if t.feedback]
+        if extra:  # feedback terms re-weight the candidates, they make none
+            acc, matched = acc.copy(), matched.copy()
+            for t in extra:
+                term_ids, impacts = t.docs if docs else t.sections
+                at = np.searchsorted(ids, term_ids)
+                inside = at < ids.size
+                at, impacts = at[inside], impacts[inside]
+                hit = ids[at] == term_ids[inside]
+                acc[at[hit]] += impacts[hit] * t.weight
+                matched[at[hit]] += t.weight
+        total = self.total
+        return ids, acc / IMPACT_LEVELS / total * (matched / total) ** COORDINATION_EXPONENT
 
     def section_scores(self) -> tuple[Ids, Floats]:
-        """``(section ids, scores)`` of every section matching a term (unordered; priors applied)."""
+        """``(section ids ascending, scores)`` of every section matching a term (priors applied)."""
         return self._scores(docs=False)
 
     def document_scores(self) -> tuple[Ids, Floats]:
         """``(document ids ascending, scores)`` of every document matching a term."""
-        ids, scores = self._scores(docs=True)
-        if ids.size > 1 and bool(np.any(ids[1:] < ids[:-1])):  # several repos
-            order = np.argsort(ids, kind="stable")
-            ids, scores = ids[order], scores[order]
-        return ids, scores
+        return self._scores(docs=True)
 
     def feedback(self, section_ids: Sequence[int]) -> bool:
-        """Add the feedback terms of the given (best) sections; ``False`` when none was added."""
+        """Add the feedback terms of the given (best) sections; ``False`` when none was added.
+
+        A feedback term is a word: its mass is summed over the repos of the given sections,
+        its document frequency over the searched repos, and it re-weights candidates of every
+        searched repo that holds it.
+        """
         if not section_ids:
             return False
-        known = {t.id for t in self.terms}
-        mass: dict[int, float] = {}
-        repo_of: dict[int, int] = {}
         marks = ",".join("?" * len(section_ids))
-        for repo_id, blob in self.conn.execute(
-            f"SELECT repo_id, terms FROM section_terms WHERE section_id IN ({marks})", list(section_ids)
-        ):
-            term_ids, impacts = unpack_postings(blob)
-            for tid, impact in zip(term_ids.tolist(), impacts.tolist(), strict=True):
-                if tid not in known:
-                    mass[tid] = mass.get(tid, 0.0) + impact / IMPACT_LEVELS
-                    repo_of[tid] = repo_id
-        if not mass:
-            return False
-        scored: dict[int, tuple[float, str]] = {}
-        ids = sorted(mass, key=lambda tid: -mass[tid])[:FEEDBACK_POOL]
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            sizes = dict(
-                self.conn.execute(
-                    f"SELECT term_id, sum(length(sections)) / 5 FROM postings WHERE term_id IN ({marks}) "
-                    "GROUP BY term_id",
-                    chunk,
-                ).fetchall()
+        blobs = [
+            unpack_postings(row[0])
+            for row in self.conn.execute(
+                f"SELECT terms FROM section_terms WHERE section_id IN ({marks})", list(section_ids)
             )
-            for tid, term in self.conn.execute(f"SELECT id, term FROM terms WHERE id IN ({marks})", chunk):
-                df = int(sizes.get(tid) or 0)
-                if df < 2 or term.startswith(CHAR_PREFIX):
-                    continue
-                n = max(int(self.sizes.get(repo_of[tid], 0)), df)
-                scored[tid] = (mass[tid] * math.log(1 + (n - df + 0.5) / (df + 0.5)), term)
-        best = sorted(scored, key=lambda tid: (-scored[tid][0], tid))[:FEEDBACK_TERMS]
-        if not best or scored[best[0]][0] <= 0:
+        ]
+        if not blobs:
             return False
-        top = scored[best[0]][0]
-        marks = ",".join("?" * len(best))
-        sql = f"SELECT id, repo_id, term FROM terms WHERE id IN ({marks})"
-        rows = self.conn.execute(sql, best).fetchall()
-        blobs = read_postings(self.conn, best)
-        for tid, repo_id, term in rows:
-            sections, docs = blobs.get(tid, (b"", b""))
-            df = len(sections) // 5
-            weight = FEEDBACK_WEIGHT * scored[tid][0] / top
-            self._add(tid, repo_id, term, df, weight, (sections, docs), feedback=True)
-        return bool(rows)
+        all_ids = np.concatenate([b[0] for b in blobs]).astype(np.int64)
+        all_impacts = np.concatenate([b[1] for b in blobs]).astype(np.float64) / IMPACT_LEVELS
+        keep = ~np.isin(all_ids, np.asarray([t.id for t in self.terms], dtype=np.int64))
+        uniq, first, inverse = np.unique(all_ids[keep], return_index=True, return_inverse=True)
+        if not uniq.size:
+            return False
+        mass = np.bincount(inverse, weights=all_impacts[keep])
+        order = np.lexsort((first, -mass))[:FEEDBACK_POOL]  # by mass, then first appearance
+        pool = uniq[order].tolist()
+        pool_mass = dict(zip(pool, mass[order].tolist(), strict=True))
+        words: dict[str, float] = {}
+        rank: dict[str, int] = {}
+        ids: dict[str, dict[int, tuple[int, int]]] = {}
+        """word → {term id: (repo id, df)} in the searched repos."""
+        for tid, repo_id, term, df in self._rows(_TERM_DF_SQL + "t.id IN ({})", pool):
+            if term.startswith(CHAR_PREFIX) or term in self.weights:
+                continue
+            words[term] = words.get(term, 0.0) + pool_mass[tid]
+            rank[term] = min(rank.get(term, tid), tid)
+            ids.setdefault(term, {})[tid] = (repo_id, int(df or 0))
+        if not words:
+            return False
+        if len(self.repo_ids) > 1:  # the same words in the other searched repos
+            repos = ",".join(str(int(r)) for r in self.repo_ids)
+            sql = _TERM_DF_SQL + f"t.repo_id IN ({repos}) AND t.term IN ({{}})"
+            for tid, repo_id, term, df in self._rows(sql, list(words)):
+                ids[term][tid] = (repo_id, int(df or 0))
+        scored: dict[str, float] = {}
+        for term, found in ids.items():
+            df = sum(entry[1] for entry in found.values())
+            if df >= 2:
+                scored[term] = words[term] * _idf(self.sections, df)
+        best = sorted(scored, key=lambda w: (-scored[w], rank[w]))[:FEEDBACK_TERMS]
+        if not best or scored[best[0]] <= 0:
+            return False
+        top = scored[best[0]]
+        postings = read_postings(self.conn, [tid for term in best for tid in ids[term]])
+        for term in best:
+            entries = []
+            for tid, (repo_id, _) in ids[term].items():
+                sections, docs = postings.get(tid, (b"", b""))
+                if sections:
+                    entries.append((tid, repo_id, len(sections) // 5, sections, docs))
+            self._add(term, FEEDBACK_WEIGHT * scored[term] / top, entries, feedback=True)
+        return True
+
+    def _rows(self, sql: str, ids: Sequence[Any]) -> list[tuple[Any, ...]]:
+        """Rows of ``sql`` (one ``IN ({})`` placeholder) over ``ids`` in chunks of 500."""
+        out: list[tuple[Any, ...]] = []
+        for start in range(0, len(ids), 500):
+            chunk = list(ids[start : start + 500])
+            out.extend(self.conn.execute(sql.format(",".join("?" * len(chunk))), chunk).fetchall())
+        return out

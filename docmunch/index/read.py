@@ -331,11 +331,12 @@ def verify_repo(store: Store, repo: str) -> VerifyReport:
     For Markdown/text sources whose original (``source_ref``, an absolute path) still exists,
     the same byte ranges of the user's file are hashed too: a mismatch there (``where =
     "original"``) means the file changed since it was indexed. Missing originals are not errors
-    (the cache is the index's copy). A missing or short cache file is reported as ``"missing"``.
+    (the cache is the index's copy). A missing or short file has ``actual = None``.
     The whole original is also compared with the ``source_hash`` it was indexed from: a change
     outside every section (text appended after the last one, a changed front matter) is a
     document-level mismatch whose ``id`` is ``{repo}::{doc_path}`` (``actual`` = the file's
-    sha256 now, or ``"longer"`` when it grew past its indexed size; it is read no further).
+    sha256 now, or ``None`` when it grew past its indexed size; it is read no further). Every
+    mismatch has a one-line ``reason`` (longer, shorter, missing, changed).
     Originals are read only when they are regular files (:func:`~docmunch.index.walk.read_regular`).
 
     Raises:
@@ -364,11 +365,12 @@ def verify_repo(store: Store, repo: str) -> VerifyReport:
         original_path = _original_path(kind, ref)
         if original_path is not None:
             try:
-                grown = os.stat(original_path).st_size > size
-                if grown:  # appended to: not read any further
+                now = os.stat(original_path).st_size
+                if now > size:  # appended to: not read any further
                     originals += 1
+                    reason = f"the file is longer than the {size} indexed bytes (now {now} bytes)"
                     mismatches.append(
-                        Mismatch(_doc_id(repo, doc_path), doc_path, source_hash, "longer", "original")
+                        Mismatch(_doc_id(repo, doc_path), doc_path, source_hash, None, "original", reason)
                     )
                 else:
                     original = read_regular(original_path, size)  # a regular file only
@@ -380,15 +382,28 @@ def verify_repo(store: Store, repo: str) -> VerifyReport:
                 continue
             for sid, start, end, expected in ranges:
                 if data is None or end > len(data):
-                    actual = "missing"
-                else:
-                    actual = hashlib.sha256(data[start:end]).hexdigest()
+                    reason = _short(where, data, end)
+                    mismatches.append(Mismatch(sid, doc_path, expected, None, where, reason))
+                    continue
+                actual = hashlib.sha256(data[start:end]).hexdigest()
                 if actual != expected:
-                    mismatches.append(Mismatch(sid, doc_path, expected, actual, where))
+                    reason = f"changed: the bytes {start}-{end} hash to sha256 {actual[:12]}…"
+                    mismatches.append(Mismatch(sid, doc_path, expected, actual, where, reason))
         if original is not None:
             # Text outside every section (appended after the last one, or in the lead-in)
             # changes the file without changing any section's bytes.
             whole = hashlib.sha256(original).hexdigest()
             if whole != source_hash:
-                mismatches.append(Mismatch(_doc_id(repo, doc_path), doc_path, source_hash, whole, "original"))
+                reason = f"changed outside its sections: the file hashes to sha256 {whole[:12]}…"
+                mismatches.append(
+                    Mismatch(_doc_id(repo, doc_path), doc_path, source_hash, whole, "original", reason)
+                )
     return VerifyReport(repo, checked, tuple(mismatches), originals)
+
+
+def _short(where: str, data: bytes | None, end: int) -> str:
+    """Why a section's range could not be hashed: its file is gone or ends before ``end``."""
+    name = "the cache copy" if where == "cache" else "the file"
+    if data is None:
+        return f"{name} is missing"
+    return f"{name} is shorter than the indexed bytes ({len(data)} bytes, the section ends at byte {end})"

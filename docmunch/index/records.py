@@ -356,10 +356,14 @@ class Mismatch:
     doc_path: str
     expected: str
     """The stored ``content_hash``."""
-    actual: str
-    """sha256 hex of the bytes found now (``"missing"`` when the file is gone or too short)."""
+    actual: str | None
+    """sha256 hex of the bytes found now; ``None`` when they could not be hashed (the file is
+    gone, shorter than the section's range, or grew past its indexed size and was not read)."""
     where: str
     """``"cache"`` (the raw cache copy) or ``"original"`` (the user's file)."""
+    reason: str = ""
+    """Why it does not match, one readable line (e.g. ``the file is longer than the 812 indexed
+    bytes (now 900 bytes)``)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -367,6 +371,7 @@ class Mismatch:
             "doc_path": self.doc_path,
             "expected": self.expected,
             "actual": self.actual,
+            "reason": self.reason,
             "where": self.where,
         }
 

@@ -19,12 +19,14 @@ empty, never an error. User text never reaches SQL or FTS5 syntax.
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import re
 from typing import Any
 
 import numpy as np
 
+from docmunch.errors import DocumentNotFound
 from docmunch.index.legacy import legacy_search
 from docmunch.index.proximity import PROXIMITY_CHECKS, Proximity
 from docmunch.index.rank import DOCUMENT_WEIGHT, FEEDBACK_SECTIONS, Ranker
@@ -33,12 +35,14 @@ from docmunch.index.store import Store
 
 __all__ = [
     "CANDIDATES",
+    "DOCUMENT_SUGGESTIONS",
     "EXACT_TITLE_BOOST",
     "IDENTIFIER_BOOST",
     "IDENTIFIER_CHECKS",
     "RANKINGS",
     "TITLED_CANDIDATES",
     "identifiers",
+    "require_document",
     "search",
 ]
 
@@ -54,10 +58,12 @@ them verbatim (case-insensitive)."""
 IDENTIFIER_CHECKS = 30
 """How many of the best candidates are read back (raw cache) for the identifier check."""
 CANDIDATES = 100
-TITLED_CANDIDATES = 30
-"""Sections titled exactly like the query that join the candidates (the best by own score)."""
 """Sections (best by their own score) whose rows are read and that can gain their document's
 score; more are read in chunks of this size while filters drop candidates."""
+TITLED_CANDIDATES = 30
+"""Sections titled exactly like the query that join the candidates (the best by own score)."""
+DOCUMENT_SUGGESTIONS = 3
+"""Similar doc_paths named when a ``doc_path`` filter names no document (difflib ratio ≥ 0.6)."""
 
 _ROW_SQL = (
     "SELECT s.id, s.sid, r.name, d.doc_path, s.title, s.level, s.summary, s.byte_start, s.byte_end, "
@@ -67,18 +73,44 @@ _ROW_SQL = (
 Row = tuple[Any, ...]
 _IDENTIFIER = re.compile(r"^(?=.*[^\W_])(?=.*[^\w\s]).+$")
 _EDGE = "\"'`“”‘’,.;!?。，；！？()（）"
+_APOSTROPHES = str.maketrans("", "", "'’")
 
 
 def identifiers(query: str) -> list[str]:
     """Whitespace-separated pieces of ``query`` mixing word characters and punctuation inside
     (``Arc<Mutex<T>>``, ``--dry-run``, ``std::env::var``), quotes and sentence punctuation at
-    their ends removed, casefolded."""
+    their ends removed, casefolded. An apostrophe alone does not make an identifier: English
+    contractions and possessives (``aren't``, ``won't``, ``app's``) are prose, and found
+    verbatim in most sections they gave the identifier boost to whatever section said them."""
     out: list[str] = []
     for piece in query.split():
         piece = piece.strip(_EDGE)
-        if len(piece) >= 3 and _IDENTIFIER.match(piece) and not piece.isalnum():
-            out.append(piece.casefold())
+        if len(piece) < 3 or not _IDENTIFIER.match(piece) or piece.isalnum():
+            continue
+        if piece.translate(_APOSTROPHES).isalnum():
+            continue
+        out.append(piece.casefold())
     return list(dict.fromkeys(out))
+
+
+def require_document(store: Store, repo: str | None, doc_path: str) -> None:
+    """Check that ``doc_path`` is a document of the repos a search over ``repo`` covers.
+
+    Raises:
+        DocumentNotFound: it is not (with up to :data:`DOCUMENT_SUGGESTIONS` similar doc_paths).
+        RepoNotFound, UnknownVersion: ``repo`` is not indexed.
+    """
+    scope = store.repo_scope(repo)
+    where, args = "", []
+    if scope is not None:
+        where = f" AND repo_id IN ({','.join('?' * len(scope))})"
+        args = [row.id for row in scope]
+    sql = "SELECT 1 FROM docs WHERE doc_path = ?" + where + " LIMIT 1"
+    if store.conn.execute(sql, (doc_path, *args)).fetchone() is not None:
+        return
+    paths = [row[0] for row in store.conn.execute("SELECT DISTINCT doc_path FROM docs WHERE 1" + where, args)]
+    close = difflib.get_close_matches(doc_path, paths, n=DOCUMENT_SUGGESTIONS, cutoff=0.6)
+    raise DocumentNotFound(repo, doc_path, suggestions=tuple(close))
 
 
 def _title_key(text: str) -> str:
@@ -113,8 +145,11 @@ def search(
 
     Raises:
         RepoNotFound: ``repo`` is not indexed. UnknownVersion: NAME is, that version is not.
+        DocumentNotFound: ``doc_path`` is not a document of the searched repos.
         ValueError: unknown ``ranking`` (programmer error).
     """
+    if doc_path is not None:
+        require_document(store, repo, doc_path)
     if ranking == "legacy":
         return legacy_search(
             store, query, repo=repo, limit=limit, doc_path=doc_path, path_glob=path_glob,
@@ -260,12 +295,9 @@ class _Context:
         if len(self.ranker.sequence) < 2 or not scored:
             return scored
         head = scored[:PROXIMITY_CHECKS]
-        scorers: dict[int, Proximity] = {}
+        scorer = Proximity(self.ranker.sequence, self.ranker.weights)
         boosted: list[tuple[float, Row]] = []
         for value, row in head:
-            scorer = scorers.get(row[12])
-            if scorer is None:
-                scorer = scorers[row[12]] = Proximity(self.ranker.sequence, self.ranker.weight_of(row[12]))
             boosted.append((value + scorer.bonus(row[4], self.text(row), level=row[5]), row))
         boosted.sort(key=lambda item: (-item[0], item[1][1]))
         return boosted + scored[PROXIMITY_CHECKS:]

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import platformdirs
 
-from docmunch.errors import IndexStoreError, RepoExists, RepoNotFound
+from docmunch.errors import IndexStoreError, RepoExists
 from docmunch.formats.base import Rendition
 from docmunch.index import versions
 from docmunch.index.document import PreparedDoc, prepare_document
@@ -128,7 +128,7 @@ class Store:
         """Row id of the repo stored under exactly the full name ``repo``. Raises RepoNotFound."""
         row = self.conn.execute("SELECT id FROM repos WHERE name = ?", (repo,)).fetchone()
         if row is None:
-            raise RepoNotFound(repo)
+            raise versions.not_found(self.conn, repo)
         return int(row[0])
 
     def resolve_repo(self, repo: str, *, section_id: str | None = None) -> RepoRow:
@@ -357,7 +357,7 @@ class Store:
         with self.write() as conn:
             row = conn.execute("SELECT id FROM repos WHERE name = ?", (repo,)).fetchone()
             if row is None:
-                raise RepoNotFound(repo)
+                raise versions.not_found(conn, repo)
             dropped = self._drop_repo_rows(conn, int(row[0]))
         self._discard_unreferenced(dropped)
 

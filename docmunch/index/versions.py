@@ -213,6 +213,15 @@ def _known(members: list[RepoRow]) -> list[str]:
     return [row.name + (" (default)" if row.id == default.id else "") for row in reversed(members)]
 
 
+def not_found(conn: sqlite3.Connection, text: str) -> RepoNotFound:
+    """A :class:`RepoNotFound` for ``text`` whose did-you-mean draws on every stored name."""
+    names: dict[str, None] = {}
+    for name, base in conn.execute("SELECT name, base FROM repos ORDER BY id"):
+        names[str(base)] = None
+        names[str(name)] = None
+    return RepoNotFound(text, known=names)
+
+
 def resolve(conn: sqlite3.Connection, text: str, *, section_id: str | None = None) -> RepoRow:
     """The stored repo ``text`` means (rules 1–5 of the module docstring).
 
@@ -233,14 +242,14 @@ def resolve(conn: sqlite3.Connection, text: str, *, section_id: str | None = Non
     members = group(conn, base)
     if sep and version == ALL_VERSIONS:
         if not members:
-            raise RepoNotFound(text)
+            raise not_found(conn, text)
         raise InvalidRepoName(
             f"{text!r} means every version of {base!r}; this command reads one, name it "
             f"({', '.join(_known(members))})",
             repo=text,
         )
     if not members:
-        raise RepoNotFound(text)
+        raise not_found(conn, text)
     if sep:
         raise UnknownVersion(text, _known(members))
     return default_of(members)
@@ -268,7 +277,7 @@ def scope(conn: sqlite3.Connection, text: str | None) -> list[RepoRow] | None:
     if sep and version == ALL_VERSIONS and _exact(conn, text) is None:
         members = group(conn, base)
         if not members:
-            raise RepoNotFound(text)
+            raise not_found(conn, text)
         return members
     return [resolve(conn, text)]
 
@@ -283,13 +292,13 @@ def pin_default(conn: sqlite3.Connection, repo: str | None, *, base: str | None 
     """
     if repo is None:
         if not group(conn, base or ""):
-            raise RepoNotFound(base or "")
+            raise not_found(conn, base or "")
         conn.execute("UPDATE repos SET pinned = 0 WHERE base = ?", (base,))
         return
     row = _exact(conn, repo)
     if row is None:
         resolve(conn, repo)  # UnknownVersion with the known list, or RepoNotFound
-        raise RepoNotFound(repo)
+        raise not_found(conn, repo)
     if row.version is None:
         raise InvalidRepoName(
             f"{repo!r} is not a version; pin one with `docmunch default {repo}@VERSION`", repo=repo
@@ -316,7 +325,7 @@ def rename(conn: sqlite3.Connection, old: str, new: str) -> None:
     base, version = check_new_name(new)
     row = _exact(conn, old)
     if row is None:
-        raise RepoNotFound(old)
+        raise not_found(conn, old)
     if _exact(conn, new) is not None:
         raise RepoExists(f"repo {new!r} already exists; delete it first", repo=new)
     cut = len(old) + 1

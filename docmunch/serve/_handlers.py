@@ -230,8 +230,14 @@ def search_sections(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn
     results = [hit.to_json() for hit in hits]
     docs = {(r.get("repo") or repo, r["doc_path"]) for r in results}
     doc_bytes = sum(ctx.doc_sizes(r).get(d, 0) for r, d in docs if r)
+    answer: dict[str, Any] = {"query": args["query"], "results": results}
+    if not results:  # why: stop words only, no known word, filters (docmunch.index.empty)
+        answer["no_results"] = ctx.index.explain_empty(
+            args["query"], repo=repo, doc_path=args.get("doc_path"), path_glob=args.get("path_glob"),
+            min_level=args.get("min_level"), max_level=args.get("max_level"),
+        ).to_json()  # fmt: skip
     return ToolOutput(
-        {"query": args["query"], "results": results},
+        answer,
         sections_returned=len(results),
         tokens_saved=doc_bytes // BYTES_PER_TOKEN,
         list_key="results",

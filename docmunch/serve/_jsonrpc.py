@@ -19,8 +19,9 @@ Both limits are raised by setting ``DOCMUNCH_<NAME>`` in the server's environmen
 starts; an unusable value is logged and the default kept.
 
 A failure is a :class:`Rejection` to send back: ``-32700`` for steps 1–4 (not a readable JSON
-text) and ``-32600`` for step 5, with the request's ``id`` when it is usable and ``null``
-otherwise (JSON-RPC 2.0 §5).
+text), ``-32600`` for step 5 and ``-32602`` for a ``tools/call`` whose ``params.name`` is not a
+string or ``params.arguments`` not an object (the SDK's own answer names no field), with the
+request's ``id`` when it is usable and ``null`` otherwise (JSON-RPC 2.0 §5).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from pydantic import ValidationError
 
 __all__ = [
     "INTERNAL_ERROR",
+    "INVALID_PARAMS",
     "INVALID_REQUEST",
     "MCP_JSON_MAX_DEPTH",
     "MCP_MESSAGE_MAX_BYTES",
@@ -66,6 +68,8 @@ PARSE_ERROR = -32700
 """JSON-RPC 2.0: the message is not a readable JSON text."""
 INVALID_REQUEST = -32600
 """JSON-RPC 2.0: the JSON is not a valid request object."""
+INVALID_PARAMS = -32602
+"""JSON-RPC 2.0: the method exists but its ``params`` are not what it takes."""
 INTERNAL_ERROR = -32603
 """JSON-RPC 2.0: the server failed while handling the message."""
 
@@ -86,7 +90,7 @@ class Rejection:
     """A message the server answers with a JSON-RPC error instead of dispatching it."""
 
     code: int
-    """``PARSE_ERROR`` or ``INVALID_REQUEST`` (``INTERNAL_ERROR`` for a server fault)."""
+    """``PARSE_ERROR``, ``INVALID_REQUEST`` or ``INVALID_PARAMS`` (``INTERNAL_ERROR`` for a server fault)."""
     message: str
     """One line for the client, saying what was wrong and which limit applies."""
     request_id: str | int | float | None = None
@@ -209,6 +213,26 @@ def _shape_problem(obj: Any) -> str | None:
     return 'a message needs a "method" (request, notification) or a "result"/"error" (response)'
 
 
+_JSON_KINDS = {str: "a string", list: "an array", int: "a number", float: "a number", bool: "true/false"}
+"""How an error message names the JSON type of a decoded value."""
+
+
+def _params_problem(obj: dict[str, Any]) -> str | None:
+    """Why a ``tools/call`` request's ``params`` cannot be dispatched, or ``None`` (the SDK
+    would answer only "Invalid request parameters", not naming the field)."""
+    if obj.get("method") != "tools/call" or "id" not in obj:
+        return None
+    params = obj.get("params")
+    if not isinstance(params, dict):
+        return 'tools/call needs "params": {"name": TOOL, "arguments": {...}}'
+    if not isinstance(params.get("name"), str):
+        return 'tools/call "params.name" must be a string (the tool name; tools/list shows them)'
+    if params.get("arguments") is not None and not isinstance(params["arguments"], dict):
+        kind = _JSON_KINDS.get(type(params["arguments"]), "that")
+        return f'tools/call "params.arguments" must be an object, not {kind}'
+    return None
+
+
 def decode_message(
     raw: bytes, *, limit: int | None = None, max_depth: int | None = None
 ) -> types.JSONRPCMessage | Rejection | None:
@@ -255,6 +279,9 @@ def decode_message(
     problem = _shape_problem(obj)
     if problem is not None:
         return Rejection(INVALID_REQUEST, f"Invalid Request: {problem}", request_id)
+    problem = _params_problem(obj)
+    if problem is not None:
+        return Rejection(INVALID_PARAMS, f"Invalid params: {problem}", request_id)
     try:
         return types.jsonrpc_message_adapter.validate_python(obj, by_name=False)
     except ValidationError as err:

@@ -241,7 +241,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         "plain words ('how do I share data between threads?', Chinese, or mixed): sections matching "
         "some of its words are ranked (titles weigh most), question and stop words are ignored, "
         "identifiers like Arc<Mutex<T>> or --dry-run match verbatim. Returns handles, not bodies: "
-        "{results: [{id, repo, title, level, doc_path, score, summary, byte_start, byte_end, snippet?}]}. "
+        "{results: [{id, repo, title, level, doc_path, score, summary, byte_start, byte_end, snippet?}]}; "
+        "no results come with no_results: {reason, message} (stop_words, unknown_words, filtered, …). "
         "Then call get_section with an id. Omit repo to search every repo.",
         _obj(
             {

@@ -203,6 +203,8 @@ def load_page(
         "content_type": result.content_type,
         "links": list(links),
     }
+    if fetcher.policy.allow_private:  # refresh fetches it the same way (docmunch.sources.refresh)
+        stored["allow_private"] = True
     return Page(
         final,
         path,

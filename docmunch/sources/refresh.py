@@ -2,7 +2,9 @@
 
 URL and crawled repos: each page is re-fetched with a conditional request (its stored ETag /
 Last-Modified), ``concurrency`` at a time; a 304 (or an identical body) costs no extraction,
-a 404/410 removes the page, other failures are reported and keep the stored copy. GitHub
+a 404/410 removes the page, other failures are reported and keep the stored copy. A repo
+whose pages were fetched from private/loopback addresses with ``--allow-private`` is refreshed
+with that leave too (each such page's meta records ``allow_private``). GitHub
 repos: one request for the SHA at the stored ref, a download only when it moved. Local
 folders: an incremental re-walk.
 """
@@ -42,9 +44,10 @@ def refresh_repo(
     Raises:
         RepoNotFound: no such repo.
     """
-    info = next((r for r in index.list_repos() if r.repo == repo), None)
+    repos = index.list_repos()
+    info = next((r for r in repos if r.repo == repo), None)
     if info is None:
-        raise RepoNotFound(repo)
+        raise RepoNotFound(repo, known=[r.repo for r in repos])
     if info.source.startswith("github:"):
         from docmunch.sources.github import index_github, stored_github
 
@@ -79,6 +82,11 @@ def _refresh_pages(
     started = time.perf_counter()
     tally = RunTally()
     docs = index.list_docs(repo)
+    states = {doc.doc_path: index.document_state(repo, doc.doc_path) for doc in docs}
+    # pages fetched from private addresses with leave to do so keep that leave (load_page records it)
+    allow_private = allow_private or any(
+        state is not None and state.meta.get("allow_private") for state in states.values()
+    )
     own = fetcher is None
     fetcher = fetcher or make_fetcher(allow_private=allow_private)
     try:
@@ -87,7 +95,7 @@ def _refresh_pages(
         ) as pool:
             futures = {}
             for doc in docs:
-                state = index.document_state(repo, doc.doc_path)
+                state = states[doc.doc_path]
                 url = (state.meta.get("url") if state else None) or doc.source_ref or ""
                 futures[pool.submit(load_page, fetcher, url, state=state, doc_path=doc.doc_path)] = url
             for future in cf.as_completed(futures):

@@ -48,11 +48,52 @@ def test_human_output_names_the_repo_when_searching_all(
     assert "tools: index.md" in capsys.readouterr().out
 
 
-def test_stop_words_only_is_an_explained_empty_result(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_empty_result_is_one_line_on_stderr_with_its_reason_and_exit_1(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     capsys.readouterr()
-    assert main(["search", "tools", "how do I do it?"]) == 0
-    assert "only stop words" in capsys.readouterr().out
-    assert _json(capsys, "search", "what is it")["results"] == []
+    for argv, reason in (
+        (["search", "tools", "how do I do it?"], "stop or question word"),
+        (["search", "什么是"], "stop or question word"),
+        (["search", "tools", "!!!"], "no word to search for"),
+        (["search", "tools", "安装程序"], "no word of the query occurs in repo 'tools' (安装程序)"),
+        (["search", "tools", "gadget", "--glob", "api/*"], "none passes the filters (path_glob)"),
+    ):
+        assert main(argv) == 1, argv
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1, argv
+        assert err.startswith("docmunch: no results: ") and reason in err, (argv, err)
+    capsys.readouterr()
+    assert main(["search", "what is it", "--json"]) == 1
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["results"] == [] and answer["no_results"]["reason"] == "stop_words"
+    assert answer["_meta"]["sections_returned"] == 0
+
+
+def test_an_unknown_doc_filter_is_a_one_line_not_found_error(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    assert main(["search", "tools", "gadget", "--doc", "index.md"]) == 0
+    capsys.readouterr()
+    for argv in (
+        ["search", "tools", "gadget", "--doc", "index"],
+        ["search", "--all", "gadget", "--doc", "nope.md"],
+    ):
+        assert main(argv) == 1, argv
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1 and "Traceback" not in err
+        assert err.startswith("docmunch: unknown document "), err
+    assert "(similar: 'index.md')" in _err(capsys, "search", "tools", "gadget", "--doc", "index")
+    assert main(["search", "notes", "安装", "--doc", "index", "--json"]) == 1
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert error["type"] == "DocumentNotFound" and "index.md" in error["message"]
+
+
+def _err(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    capsys.readouterr()
+    assert main(list(argv)) == 1
+    return capsys.readouterr().err
 
 
 def test_all_takes_every_word_as_the_query(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -91,5 +132,7 @@ def test_one_word_naming_a_repo_is_a_query_with_a_note(
     home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     capsys.readouterr()
-    assert main(["search", "tools"]) == 0
-    assert "searching every repo for 'tools'" in capsys.readouterr().err
+    assert main(["search", "tools"]) == 1  # no document says "tools"
+    err = capsys.readouterr().err
+    assert "searching every repo for 'tools'" in err and "docmunch: no results: " in err
+    assert main(["search", "gadget"]) == 0

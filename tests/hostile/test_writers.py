@@ -187,15 +187,18 @@ def test_verify_sees_text_appended_after_the_last_section(tmp_path: Path) -> Non
     mismatches = json.loads(changed.stdout)["mismatches"]
     assert mismatches == [
         {"id": "v::page.md", "doc_path": "page.md", "expected": mismatches[0]["expected"],
-         "actual": "longer", "where": "original"}
+         "actual": None, "reason": mismatches[0]["reason"], "where": "original"}
     ]
+    assert mismatches[0]["reason"].startswith("the file is longer than the ")
+    said = run_cli(["verify", "v"], home).stdout
+    assert "the file is longer than the " in said and "got longer" not in said
     # Same length, different bytes outside the sections: the front matter.
     page.write_text("---\na: 1\n---\n# Title\n\nBody.\n", encoding="utf-8")
     run_cli(["index", str(root), "--repo", "v"], home)
     page.write_text("---\na: 2\n---\n# Title\n\nBody.\n", encoding="utf-8")
     fm = json.loads(run_cli(["verify", "v", "--json"], home).stdout)["mismatches"]
     assert [(m["id"], m["where"]) for m in fm] == [("v::page.md", "original")]
-    assert len(fm[0]["actual"]) == 64
+    assert len(fm[0]["actual"]) == 64 and fm[0]["reason"].startswith("changed outside its sections")
     # An original replaced by a FIFO is not read (verify never blocks).
     page.unlink()
     os.mkfifo(page)

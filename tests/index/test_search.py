@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from docmunch.index import Index
 from docmunch.index.analyze import CHAR_PREFIX, terms
+from docmunch.index.rank import Ranker
 from docmunch.index.search import identifiers
 from docmunch.index.text import fts_text, match_expression, query_terms
 
@@ -149,6 +152,29 @@ def test_analysis() -> None:
     assert CHAR_PREFIX + "库" in terms("代码库")  # characters are indexed too
     assert terms("how do I") == [] and terms("是什么", query=True) == []
     assert identifiers("what is Arc<Mutex<T>>? and `--dry-run`, kubectl") == ["arc<mutex<t>>", "--dry-run"]
+    # contractions and possessives are prose; other punctuation with them still makes an identifier
+    assert identifiers("why aren't my app's pods ready? it won’t start") == []
+    assert identifiers("&'static str and Option<T>'s?") == ["&'static", "option<t>'s"]
+    # Chinese equivalents of English stop words (each other, itself, only, may, by, this time)
+    assert terms("彼此 自身 只 可能 按 这次", query=True) == []
+
+
+def test_function_characters_glued_to_an_unknown_word_are_stripped(tmp_path: Path) -> None:
+    text = "# 持久卷\n\n持久卷的数据在 Pod 重建后仍然保留。\n\n## 回调\n\n容器停止前执行命令。\n"
+    docs = write(tmp_path / "docs", {"卷.md": text})
+    with Index.open(tmp_path / "home") as index:
+        index.index_path(docs, repo="zh")
+        repo_ids = [row.id for row in index._store.repo_scope("zh")]
+        conn = index._store.conn
+        assert terms("卷里的数据会保留吗", query=True)[0] == "卷里"  # the segmenter glued 里 to 卷
+        weights = Ranker(conn, "卷里的数据会保留吗", repo_ids).weights
+        assert CHAR_PREFIX + "卷" in weights and "卷里" not in weights  # 卷 is matched as a character
+        assert set(weights) == {CHAR_PREFIX + "卷", "数据", "保留"}
+        assert weights[CHAR_PREFIX + "卷"] < weights["保留"]  # at SUBWORD_WEIGHT
+        # 前能 = 前 (before) + 能 (can): both function characters, nothing is left to match
+        weights = Ranker(conn, "容器停止前能执行命令吗", repo_ids).weights
+        assert not any(t.startswith(CHAR_PREFIX) for t in weights) and "前能" not in weights
+        assert {"容器", "停止", "执行命令"} == set(weights)
 
 
 def test_query_helpers() -> None:
@@ -159,3 +185,26 @@ def test_query_helpers() -> None:
     assert match_expression("x y", any_term=True) == '"x" OR "y"'
     assert match_expression("?!") is None
     assert fts_text("k8s 调度器") == "k8s  调  度  器 "
+
+
+def test_proximity_reads_the_start_of_the_body_without_html_comments() -> None:
+    from docmunch.index.proximity import PROXIMITY_MAX_CHARS, PROXIMITY_WEIGHT, Proximity
+
+    scorer = Proximity(["share", "data"], {"share": 1.0, "data": 1.0})
+    near = "## Sharing\nYou can share data with a mutex."
+    assert scorer.bonus("Sharing", near, level=2) == pytest.approx(PROXIMITY_WEIGHT / 2)
+    assert scorer.bonus("Sharing", "## Sharing\nshare the lock; the data is yours.", level=2) == 0.0
+    # translated docs keep the original in comments: removed before the limit is applied
+    commented = "## Sharing\n<!-- " + "original text " * 400 + "-->\n" + "You can share data."
+    assert len(commented) > 2 * PROXIMITY_MAX_CHARS
+    assert scorer.bonus("Sharing", commented, level=2) == pytest.approx(PROXIMITY_WEIGHT / 2)
+    # words beyond the first PROXIMITY_MAX_CHARS characters of prose do not count
+    late = "## Sharing\n" + "filler words here. " * (PROXIMITY_MAX_CHARS // 10) + "You can share data."
+    assert scorer.bonus("Sharing", late, level=2) == 0.0
+    # a comment cut by the scan limit is not read as prose
+    cut = "## Sharing\n<!-- " + "x " * (4 * PROXIMITY_MAX_CHARS) + "share data -->"
+    assert scorer.bonus("Sharing", cut, level=2) == 0.0
+    # Chinese bodies are bounded the same way
+    zh = Proximity(["共享", "数据"], {"共享": 1.0, "数据": 1.0})
+    assert zh.bonus("共享", "## 共享\n容器可以共享数据。", level=2) > 0
+    assert zh.bonus("共享", "## 共享\n" + "填充文字。" * PROXIMITY_MAX_CHARS + "共享数据", level=2) == 0.0

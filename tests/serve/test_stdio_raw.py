@@ -172,3 +172,27 @@ def test_requests_piped_before_eof_are_all_answered(tmp_path: Path) -> None:
         assert proc.returncode == 0, proc.stderr
         ids = [json.loads(raw)["id"] for raw in proc.stdout.splitlines()]
         assert sorted(map(str, ids)) == ["1", "2", "3", "final"]
+
+
+def test_tools_call_with_arguments_not_an_object_names_the_field(tmp_path: Path) -> None:
+    def call(request_id: int, params: Any) -> bytes:
+        return line({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params})
+
+    frames = [
+        line(INIT),
+        line(INITIALIZED),
+        call(2, {"name": "list_repos", "arguments": "notanobject"}),
+        call(3, {"name": "list_repos", "arguments": [1]}),
+        call(4, {"name": 5}),
+        call(5, {"name": "list_repos", "arguments": {}}),
+        FINAL_PING,
+    ]
+    messages, _stderr = run_raw(frames, server_env(tmp_path / "home"))
+    answers = _by_id(messages)
+    for request_id, said in ((2, "not a string"), (3, "not an array"), (4, '"params.name" must be a string')):
+        error = answers[request_id]["error"]
+        assert error["code"] == -32602, error
+        assert said in error["message"], error
+    assert 'tools/call "params.arguments" must be an object' in answers[2]["error"]["message"]
+    assert "result" in answers[5]
+    assert answers["final"]["result"] == {}

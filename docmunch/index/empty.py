@@ -1,0 +1,120 @@
+"""Why a search found nothing: one short, structured reason.
+
+A search that returns no section is not an error (a query of stop words is a legitimate
+string), but "nothing" alone does not tell an agent or a person what to change. When
+:func:`docmunch.index.search.search` returns no hit, :func:`explain_empty` says which of
+these happened, checked in this order:
+
+* ``nothing_indexed`` — no repo is indexed at all;
+* ``no_words`` — the query has no word (punctuation, symbols, emoji);
+* ``stop_words`` — every word is a stop or question word (``how do I``, ``是什么``), which
+  search ignores (:mod:`docmunch.index.stopwords`);
+* ``unknown_words`` — no content word, stem, variant or CJK sub-word of the query occurs in
+  the searched repos;
+* ``filtered`` — the words match sections, but none passes ``doc_path`` / ``path_glob`` /
+  the level range.
+
+An unknown repo, version or ``doc_path`` is not an empty result: those raise
+(:class:`~docmunch.errors.RepoNotFound`, :class:`~docmunch.errors.UnknownVersion`,
+:class:`~docmunch.errors.DocumentNotFound`). The CLI prints the message as one line on stderr;
+the MCP tool returns :meth:`EmptyReason.to_json` as the result's ``no_results`` field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from docmunch.index.analyze import WORD_PATTERN, content_words, is_cjk
+from docmunch.index.rank import Ranker, query_weights
+from docmunch.index.store import Store
+
+__all__ = ["MAX_REASON_WORDS", "REASONS", "EmptyReason", "explain_empty"]
+
+REASONS = ("nothing_indexed", "no_words", "stop_words", "unknown_words", "filtered")
+"""Every :attr:`EmptyReason.code`, in the order they are checked."""
+MAX_REASON_WORDS = 8
+"""Query words named in a reason at most (the message stays one short line)."""
+_MAX_QUERY_CHARS = 60
+"""Characters of the query quoted in a message at most."""
+
+
+@dataclass(frozen=True, slots=True)
+class EmptyReason:
+    """Why a search returned no section."""
+
+    code: str
+    """One of :data:`REASONS`."""
+    message: str
+    """One line for a person or an agent, saying what to change."""
+    words: tuple[str, ...] = ()
+    """For ``unknown_words`` and ``filtered``: the query's content words as written (at most
+    :data:`MAX_REASON_WORDS`)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"reason": code, "message": …, "words": [...]}`` (``words`` only when there are any)."""
+        out: dict[str, Any] = {"reason": self.code, "message": self.message}
+        if self.words:
+            out["words"] = list(self.words)
+        return out
+
+
+def _quoted(query: str) -> str:
+    text = " ".join(query.split())
+    if len(text) > _MAX_QUERY_CHARS:
+        text = text[: _MAX_QUERY_CHARS - 1] + "…"
+    return repr(text)
+
+
+def explain_empty(
+    store: Store,
+    query: str,
+    *,
+    repo: str | None = None,
+    doc_path: str | None = None,
+    path_glob: str | None = None,
+    min_level: int | None = None,
+    max_level: int | None = None,
+) -> EmptyReason:
+    """The reason a search with these arguments (as :func:`docmunch.index.search.search`'s)
+    found nothing; call it only after an empty result.
+
+    Raises:
+        RepoNotFound, UnknownVersion: ``repo`` is not indexed (as the search itself).
+    """
+    scope = store.repo_scope(repo)
+    if scope is not None:
+        repo_ids = [row.id for row in scope]
+    else:
+        repo_ids = [row[0] for row in store.conn.execute("SELECT id FROM repos ORDER BY id")]
+    where = f"repo {repo!r}" if repo is not None else "any repo"
+    if not repo_ids:
+        return EmptyReason(
+            "nothing_indexed",
+            "no repo is indexed yet; index one first (docmunch index SOURCE; MCP: index_local, "
+            "index_url, index_repo)",
+        )
+    if not query_weights(query):
+        if WORD_PATTERN.search(query) is None and not is_cjk(query):
+            return EmptyReason("no_words", f"the query {_quoted(query)} has no word to search for")
+        return EmptyReason(
+            "stop_words",
+            f"every word of {_quoted(query)} is a stop or question word, which search ignores; "
+            "add a word naming the topic",
+        )
+    words = tuple(content_words(query)[:MAX_REASON_WORDS])
+    given: dict[str, object] = {"doc_path": doc_path, "path_glob": path_glob or None}
+    given |= {"min_level": min_level, "max_level": max_level}
+    filters = [name for name, value in given.items() if value is not None]
+    if Ranker(store.conn, query, repo_ids).empty or not filters:
+        return EmptyReason(
+            "unknown_words",
+            f"no word of the query occurs in {where} ({', '.join(words)}); try other words, "
+            "or another repo",
+            words,
+        )
+    return EmptyReason(
+        "filtered",
+        f"the query matches sections of {where}, but none passes the filters ({', '.join(filters)})",
+        words,
+    )
