@@ -14,6 +14,7 @@ import lxml.etree as etree
 from lxml.html import HtmlElement
 
 from docmunch.extract import _dom as dom
+from docmunch.extract._fold import FoldedPattern
 
 __all__ = [
     "clean_classes",
@@ -26,14 +27,13 @@ __all__ = [
     "wrap_phrasing",
 ]
 
-_KEEP_CLASS = re.compile(
-    r"^(page|language-\S+|lang-\S+|highlight\S*|sourceCode|admonition\S*|note|tip|hint|warning|danger|"
+_KEEP_CLASS = FoldedPattern(
+    r"^(page|language-\S+|lang-\S+|highlight\S*|sourcecode|admonition\S*|note|tip|hint|warning|danger|"
     r"caution|important|attention|error|seealso|todo|info|success|alert\S*|markdown-alert\S*|"
-    r"callout\S*|math\S*|katex\S*|MathJax\S*|footnote\S*|footnotes|arithmatex|"
+    r"callout\S*|math\S*|katex\S*|mathjax\S*|footnote\S*|footnotes|arithmatex|"
     # line-number gutters (Pygments, Prism) must stay recognisable so they never enter code
     # text; VitePress/Docusaurus admonition titles keep their classes for the converter
     r"linenos|lineno|linenodiv|line-numbers\S*|custom-block\S*|theme-admonition\S*)$",
-    re.IGNORECASE,
 )
 
 
@@ -164,7 +164,7 @@ def clean_classes(article: HtmlElement) -> None:
         value = el.get("class")
         if value is None:
             continue
-        kept = [c for c in value.split() if _KEEP_CLASS.match(c)]
+        kept = [c for c in value.split() if _KEEP_CLASS.starts(c)]
         if kept:
             el.set("class", " ".join(kept))
         else:
@@ -248,17 +248,16 @@ _ANCHOR_PHRASE = re.compile(
     r"navigate to header|jump to)",
     re.IGNORECASE,
 )
-_SR_ONLY = re.compile(
+_SR_ONLY = FoldedPattern(
     r"^(?:sr-only|visually-hidden|visuallyhidden|screen-reader-text|screen-reader-only|sr-text|"
     r"a11y-hidden|hidden-visually|u-visually-hidden|assistive-text|element-invisible)$",
-    re.IGNORECASE,
 )
 _HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 
 
 def _unread(el: HtmlElement) -> bool:
     """Hidden from sight (``aria-hidden``) or shown to screen readers only (``sr-only`` …)."""
-    return el.get("aria-hidden") == "true" or any(_SR_ONLY.match(c) for c in (el.get("class") or "").split())
+    return el.get("aria-hidden") == "true" or any(_SR_ONLY.starts(c) for c in (el.get("class") or "").split())
 
 
 def _visible_text(el: HtmlElement) -> str:

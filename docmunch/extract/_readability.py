@@ -43,6 +43,7 @@ from docmunch.extract._budget import check_budget
 from docmunch.extract._clean import prep_article
 from docmunch.extract._code import is_code_container
 from docmunch.extract._expand import widen_article
+from docmunch.extract._fold import FoldedPattern
 from docmunch.extract._metadata import text_similarity
 from docmunch.extract._prep import wrap_phrasing
 from docmunch.extract._title import (
@@ -77,20 +78,19 @@ RETRY_MIN_CHARS = 250
 strict pass that found a caption, a cookie notice or a button label found nothing (half of
 :data:`CHAR_THRESHOLD`)."""
 
-UNLIKELY = re.compile(
+UNLIKELY = FoldedPattern(
     r"-ad-|ai2html|banner|breadcrumbs|combx|comment|community|cover-wrap|disqus|extra|footer|gdpr|header|"
     r"legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|sponsor|supplemental|"
-    r"ad-break|agegate|pagination|pager|popup|yom-remote",
-    re.IGNORECASE,
+    r"ad-break|agegate|pagination|pager|popup|yom-remote"
 )
-MAYBE_CANDIDATE = re.compile(r"and|article|body|column|content|main|mathjax|shadow", re.IGNORECASE)
-BYLINE = re.compile(r"byline|author|dateline|writtenby|p-author", re.IGNORECASE)
+MAYBE_CANDIDATE = FoldedPattern(r"and|article|body|column|content|main|mathjax|shadow")
+BYLINE = FoldedPattern(r"byline|author|dateline|writtenby|p-author")
 _SCORE_PREFIX = 4096
 """Characters of an element's text read to learn whether its normalised length reaches 300."""
 _COMMA_CHARS = "\u002c\u060c\ufe50\ufe10\ufe11\u2e41\u2e34\u2e32\uff0c"
 COMMAS = re.compile(f"[{_COMMA_CHARS}]")
-_DISPLAY_NONE = re.compile(r"display\s*:\s*none", re.IGNORECASE)
-_VISIBILITY_HIDDEN = re.compile(r"visibility\s*:\s*hidden", re.IGNORECASE)
+_DISPLAY_NONE = FoldedPattern(r"display\s*:\s*none")
+_VISIBILITY_HIDDEN = FoldedPattern(r"visibility\s*:\s*hidden")
 _DOT_END = re.compile(r"\.( |$)")
 
 UNLIKELY_ROLES = frozenset(
@@ -137,7 +137,7 @@ class Grab:
 
 def _visible_attributes(attrs: dict[str, str]) -> bool:
     style = attrs.get("style")
-    if style and (_DISPLAY_NONE.search(style) or _VISIBILITY_HIDDEN.search(style)):
+    if style and (_DISPLAY_NONE.found_in(style) or _VISIBILITY_HIDDEN.found_in(style)):
         return False
     if attrs.get("hidden") is not None:
         return False
@@ -155,13 +155,13 @@ def is_visible(el: HtmlElement) -> bool:
 
 @lru_cache(maxsize=4096)
 def _byline_match(match: str) -> bool:
-    return BYLINE.search(match) is not None
+    return BYLINE.found_in(match)
 
 
 @lru_cache(maxsize=4096)
 def _unlikely_match(match: str) -> bool:
     """Readability's unlikely-candidate test on ``class + " " + id`` (cached: pages repeat them)."""
-    return UNLIKELY.search(match) is not None and MAYBE_CANDIDATE.search(match) is None
+    return UNLIKELY.found_in(match) and not MAYBE_CANDIDATE.found_in(match)
 
 
 def _is_byline(el: HtmlElement, match: str) -> bool:
@@ -239,7 +239,7 @@ def _prepare_and_collect(
         if strip and tag not in ("body", "a"):
             if (
                 _unlikely_match(match)
-                and not (is_section_anchor(node) and not UNLIKELY.search(node.get("class") or ""))
+                and not (is_section_anchor(node) and not UNLIKELY.found_in(node.get("class") or ""))
                 and not dom.has_ancestor_tag(node, "table")
                 and not dom.has_ancestor_tag(node, "code")
                 and not _is_page_wrapper(node, page_chars)
