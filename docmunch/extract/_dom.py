@@ -61,7 +61,7 @@ PHRASING = frozenset(
         "wbr",
     )
 )
-_PHRASING_IF_CHILDREN = frozenset(("a", "del", "ins"))
+PHRASING_IF_CHILDREN = frozenset(("a", "del", "ins"))
 
 
 _STRING = etree.XPath("string()", smart_strings=False)
@@ -222,14 +222,14 @@ def is_phrasing(el: HtmlElement) -> bool:
     """Phrasing content as Readability defines it; ``a``/``del``/``ins`` need phrasing children."""
     if el.tag in PHRASING:
         return True
-    if el.tag not in _PHRASING_IF_CHILDREN:
+    if el.tag not in PHRASING_IF_CHILDREN:
         return False
     stack = list(el)
     while stack:
         child = stack.pop()
         if child.tag in PHRASING:
             continue
-        if child.tag in _PHRASING_IF_CHILDREN:
+        if child.tag in PHRASING_IF_CHILDREN:
             stack.extend(child)
             continue
         return False
@@ -249,8 +249,9 @@ def has_single_tag_inside(el: HtmlElement, tag: str) -> bool:
 
 def without_content(el: HtmlElement) -> bool:
     """Readability's ``_isElementWithoutContent``: no text and only <br>/<hr> children."""
-    if any(not text.isspace() for text in el.itertext() if text):  # stops at the first word
-        return False
+    for text in el.itertext():  # stops at the first word
+        if text and not text.isspace():
+            return False
     n = len(el)
     if n == 0:
         return True
@@ -258,7 +259,8 @@ def without_content(el: HtmlElement) -> bool:
 
 
 def has_child_block(el: HtmlElement, block_tags: frozenset[str]) -> bool:
-    return any(d.tag in block_tags for d in el.iterdescendants())
+    """Whether some descendant of ``el`` is named one of ``block_tags`` (lxml filters the names)."""
+    return next(el.iterdescendants(*block_tags), None) is not None
 
 
 def elements(root: HtmlElement, tags: Iterable[str]) -> list[HtmlElement]:

@@ -100,7 +100,8 @@ def prep_document(root: HtmlElement) -> None:
     formula, not a program; it stays so the converter writes the TeX.
     """
     body = root.find("body")
-    page_chars = len(dom.text_of(body)) if body is not None else 0
+    body_text = dom.text_of(body) if body is not None else ""
+    page_chars = len(body_text)
     swallowing: list[HtmlElement] = []
     doomed: list[HtmlElement] = []
     for el in root.iter("script", "noscript", "style"):
@@ -115,7 +116,9 @@ def prep_document(root: HtmlElement) -> None:
     dom.remove_all(doomed)
     if body is not None:
         replace_brs(body)
-        _drop_soft_hyphens(body)
+        # nothing below adds text: no soft hyphen in the body's text now means none later
+        if SOFT_HYPHEN in body_text or SOFT_HYPHEN in (body.tail or ""):
+            _drop_soft_hyphens(body)
     for font in root.iter("font"):
         font.tag = "span"
 
@@ -175,12 +178,27 @@ def _is_ws_item(item: str | HtmlElement) -> bool:
     return (not item.strip()) if isinstance(item, str) else item.tag == "br"
 
 
+def _has_loose_phrasing(div: HtmlElement) -> bool:
+    """Whether ``div`` holds text, or a phrasing child other than ``<br>``, directly."""
+    text = div.text
+    if text and not text.isspace():
+        return True
+    for child in div:
+        tag = child.tag
+        if tag in dom.PHRASING:
+            if tag != "br":
+                return True
+        elif tag in dom.PHRASING_IF_CHILDREN and dom.is_phrasing(child):
+            return True
+        tail = child.tail
+        if tail and not tail.isspace():
+            return True
+    return False
+
+
 def wrap_phrasing(div: HtmlElement) -> None:
     """Put runs of phrasing content (text included) that sit directly in ``div`` into ``<p>``s."""
-    needs = (div.text and div.text.strip()) or any(
-        (child.tail and child.tail.strip()) or (child.tag != "br" and dom.is_phrasing(child)) for child in div
-    )
-    if not needs:
+    if not _has_loose_phrasing(div):
         return
     items: list[str | HtmlElement] = [div.text] if div.text else []
     for child in div:

@@ -164,9 +164,9 @@ def _unlikely_match(match: str) -> bool:
     return UNLIKELY.found_in(match) and not MAYBE_CANDIDATE.found_in(match)
 
 
-def _is_byline(el: HtmlElement, match: str) -> bool:
-    itemprop = el.get("itemprop") or ""
-    if el.get("rel") == "author" or "author" in itemprop or _byline_match(match):
+def _is_byline(el: HtmlElement, attrs: dict[str, str], match: str) -> bool:
+    """Readability's ``_isValidByline`` test on ``el`` (``attrs``: its attributes)."""
+    if attrs.get("rel") == "author" or "author" in (attrs.get("itemprop") or "") or _byline_match(match):
         length = len(dom.text_of(el).strip())
         return 0 < length < 100
     return False
@@ -181,7 +181,9 @@ def _byline_text(el: HtmlElement) -> str:
 
 def _is_page_wrapper(node: HtmlElement, page_chars: int) -> bool:
     """A node holding most of the page's text is a layout wrapper, whatever its class says."""
-    return page_chars > 0 and dom.inner_length(node) > PAGE_WRAPPER_SHARE * page_chars
+    bound = PAGE_WRAPPER_SHARE * page_chars
+    # the normalised length never exceeds the raw one: most nodes are ruled out without it
+    return page_chars > 0 and len(dom.text_of(node)) > bound and dom.inner_length(node) > bound
 
 
 def _init_score(el: HtmlElement, flags: int) -> float:
@@ -215,7 +217,7 @@ def _prepare_and_collect(
             if attrs.get("aria-modal") == "true" and attrs.get("role") == "dialog":
                 node = dom.remove_and_get_next(node)
                 continue
-            if need_byline and byline is None and _is_byline(node, match):
+            if need_byline and byline is None and _is_byline(node, attrs, match):
                 byline = _byline_text(node)
                 node = dom.remove_and_get_next(node)
                 continue
