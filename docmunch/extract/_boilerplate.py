@@ -444,11 +444,20 @@ def _is_teaser_line(el: HtmlElement) -> bool:
     return not all(href.startswith(("mailto:", "tel:")) for href in hrefs)  # contact lines are content
 
 
+_LABEL_TAGS = _LINE_BLOCKS | {"strong", "b"}
+LABEL_MAX_CHARS = 60
+"""A label line ("Lesen Sie auch:") is shorter than this, in characters."""
+
+
 def _is_label_line(el: HtmlElement | None) -> bool:
-    if el is None or el.tag not in (*_LINE_BLOCKS, "strong", "b"):
+    if el is None or el.tag not in _LABEL_TAGS:
         return False
-    text = dom.inner_text(el)
-    return 0 < len(text) < 60 and text.endswith(":") and dom.link_density(el) == 0
+    text = dom.text_of(el).strip()
+    if not text.endswith(":"):  # the last character survives the whitespace folding of inner_text
+        return False
+    if len(text) >= LABEL_MAX_CHARS:
+        text = dom.normalize_spaces(text)  # == inner_text(el)
+    return len(text) < LABEL_MAX_CHARS and dom.link_density(el) == 0
 
 
 def _link_teaser(el: HtmlElement) -> bool:
@@ -476,11 +485,29 @@ def _orphan_headings(content: HtmlElement) -> None:
     Only the run at the end of the content goes: a heading followed by nothing but a video or a
     sub-heading inside the article is the article's own structure.
     """
-    inside = set(content.iter())
-    candidates = [el for el in content.iter() if isinstance(el.tag, str) and _is_box_title(el)]
-    for el in reversed(candidates):
+    elements = list(content.iter())
+    inside = set(elements)
+    # Whether an element is a box title is judged on the tree as it was before this rule
+    # removed anything. Walking backwards, an element's subtree only changes when a title
+    # inside it goes, so its ancestors are judged just before that removal; the others are
+    # judged when reached, and the walk stops at the first title with text after it.
+    judged: dict[HtmlElement, bool] = {}
+
+    def is_title(el: HtmlElement) -> bool:
+        found = judged.get(el)
+        if found is None:
+            found = judged[el] = isinstance(el.tag, str) and _is_box_title(el)
+        return found
+
+    for el in reversed(elements):
+        if not is_title(el):
+            continue
         if el.getparent() is None or _section_text_after(el, 0, inside):
             return  # the first heading or label with text after it ends the trailing run
+        for anc in el.iterancestors():
+            is_title(anc)
+            if anc is content:
+                break
         dom.remove(el)
 
 
@@ -491,7 +518,7 @@ def _is_box_title(el: HtmlElement) -> bool:
     if el.tag not in ("span", "div", "p", "strong", "b") or not _TITLE_CLASS.found_in(_class_id(el)):
         return False
     text = dom.inner_text(el)
-    return 0 < len(text) < 60 and dom.link_density(el) == 0
+    return 0 < len(text) < LABEL_MAX_CHARS and dom.link_density(el) == 0
 
 
 def _section_text_after(heading: HtmlElement, level: int, inside: set[HtmlElement]) -> bool:
