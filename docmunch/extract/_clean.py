@@ -286,8 +286,11 @@ def clean_conditionally(
     """
     if not flags & CLEAN_CONDITIONALLY:
         return
+    candidates = list(root.iterdescendants(tag))
+    if not candidates:
+        return  # nothing to judge: the article's length is not needed
     article_chars = dom.inner_length(root)
-    for node in reversed(list(root.iterdescendants(tag))):
+    for node in reversed(candidates):
         check_budget()
         if node.getparent() is not None and _should_remove(
             node, tag, flags, data_tables, protected, article_chars, link_grid

@@ -138,3 +138,33 @@ def test_folded_pattern_keeps_escapes_and_other_scripts() -> None:
     assert FoldedPattern(r"lang-\S+").starts("LANG-Python")
     assert FoldedPattern(r"\bad\b").found_in("An AD here")
     assert FoldedPattern(r"реклама").found_in("РЕКЛАМА")  # non-ASCII text: the IGNORECASE compile
+
+
+def test_presentational_attributes_go_except_on_svg() -> None:
+    root = parse_html(
+        '<div style="color:red" align="center" data-x="1"><table width="9" border="1"><tr>'
+        '<td height="3" valign="top">a</td></tr></table><img width="5" height="6" style="x">'
+        '<svg width="7" style="y"><rect width="8" style="z"></rect></svg><pre width="2">c</pre></div>'
+    ).find("body/div")
+    assert root is not None
+    _clean.clean_styles(root)
+    assert dict(root.attrib) == {"data-x": "1"}
+    assert [dict(el.attrib) for el in root.iterdescendants()] == [
+        {},  # table: width and border go
+        {},  # tbody (added by the parser)
+        {},  # tr
+        {},  # td: height and valign go
+        {"width": "5", "height": "6"},  # an image keeps its size
+        {"width": "7", "style": "y"},  # the <svg> element keeps its attributes
+        {"width": "8"},  # inside it, only the presentational ones go
+        {},  # pre
+    ]
+
+
+def test_share_candidates_match_class_or_id_in_any_case() -> None:
+    root = parse_html(
+        '<div><p class="SHARE-bar">a</p><p id="xShArEx">b</p><p class="sha re">c</p>'
+        '<p class="ſhare">d</p><p data-share="1">e</p><span class="a" id="share">f</span></div>'
+    ).find("body/div")
+    assert root is not None
+    assert [el.text for el in _clean._share_candidates(root)] == ["a", "b", "f"]
