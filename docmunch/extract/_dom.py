@@ -68,7 +68,14 @@ _STRING = etree.XPath("string()", smart_strings=False)
 
 
 def text_of(el: HtmlElement) -> str:
-    """DOM ``textContent`` of ``el`` (its own text and all descendants', no tail)."""
+    """DOM ``textContent`` of ``el`` (its own text and all descendants', no tail).
+
+    A leaf's ``textContent`` is its ``.text``: read directly, a third faster than the XPath
+    call (most links, list items and spans are leaves).
+    """
+    if not len(el):
+        text = el.text
+        return text if text is not None else ""
     return str(_STRING(el))
 
 

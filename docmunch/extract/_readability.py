@@ -181,9 +181,13 @@ def _byline_text(el: HtmlElement) -> str:
 
 def _is_page_wrapper(node: HtmlElement, page_chars: int) -> bool:
     """A node holding most of the page's text is a layout wrapper, whatever its class says."""
+    if page_chars <= 0:
+        return False
     bound = PAGE_WRAPPER_SHARE * page_chars
-    # the normalised length never exceeds the raw one: most nodes are ruled out without it
-    return page_chars > 0 and len(dom.text_of(node)) > bound and dom.inner_length(node) > bound
+    raw = dom.text_of(node)
+    # the normalised length (dom.inner_length) never exceeds the raw one: most nodes are ruled
+    # out without it
+    return len(raw) > bound and len(" ".join(raw.split())) > bound
 
 
 def _init_score(el: HtmlElement, flags: int) -> float:
@@ -208,9 +212,9 @@ def _prepare_and_collect(
         tag = node.tag
         # one C call for the attributes: most nodes have none, and lxml's get() is slow
         items = node.items()
-        attrs: dict[str, str] = dict(items) if items else _NO_ATTRIBUTES
-        match = (attrs.get("class") or "") + " " + (attrs.get("id") or "")
         if items:
+            attrs: dict[str, str] = dict(items)
+            match = (attrs.get("class") or "") + " " + (attrs.get("id") or "")
             if not _visible_attributes(attrs):
                 node = dom.remove_and_get_next(node)
                 continue
@@ -221,6 +225,8 @@ def _prepare_and_collect(
                 byline = _byline_text(node)
                 node = dom.remove_and_get_next(node)
                 continue
+        else:
+            attrs, match = _NO_ATTRIBUTES, " "
         if (
             remove_title_header
             and tag in ("h1", "h2")
@@ -276,7 +282,7 @@ def _prepare_and_collect(
             elif not dom.has_child_block(node, DIV_TO_P):
                 node.tag = "p"
                 to_score.append(node)
-        node = dom.next_node(node)
+        node = node[0] if len(node) else dom.next_node(node, True)  # dom.next_node(node), inlined
     return to_score, byline
 
 
