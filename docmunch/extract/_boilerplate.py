@@ -207,7 +207,10 @@ def _strip(content: HtmlElement) -> None:
         if class_only and not _has_names(el):
             return False  # the class rule needs a class, id or wrapper name
         text = dom.inner_text(el) if size else ""
-        return any(rule(el, text) for rule in applicable)
+        for rule in applicable:  # noqa: SIM110 - a loop, not any(<generator>): runs for most elements
+            if rule(el, text):
+                return True
+        return False
 
     _walk_and_remove(content, doomed)
     if news and dom.link_density(content) < LINKED_CONTENT_DENSITY:  # a page made of links keeps its links
