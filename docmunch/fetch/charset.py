@@ -33,6 +33,8 @@ DETECTOR_BYTES = 64 * 1024
 """How much of the document the detector sees (bytes); bounds its cost on large pages."""
 
 _WS = b"\t\n\x0c\r "
+_WS_SLASH = _WS + b"/"
+_WS_GT = _WS + b">"
 _BOMS = ((b"\xef\xbb\xbf", "UTF-8"), (b"\xfe\xff", "UTF-16BE"), (b"\xff\xfe", "UTF-16LE"))
 
 
@@ -70,7 +72,7 @@ def decode_bytes(data: bytes, encoding: str) -> str:
 def _get_attribute(buf: bytes, pos: int) -> tuple[bytes, bytes, int] | None:
     """HTML Standard "get an attribute": ``(name, value, new position)``; ``None`` at ``>`` or end."""
     n = len(buf)
-    while pos < n and buf[pos] in _WS + b"/":
+    while pos < n and buf[pos] in _WS_SLASH:
         pos += 1
     if pos >= n or buf[pos] == 0x3E:
         return None
@@ -106,7 +108,7 @@ def _get_attribute(buf: bytes, pos: int) -> tuple[bytes, bytes, int] | None:
         return bytes(name), buf[pos + 1 : end].lower(), end + 1
     if quote == 0x3E:
         return bytes(name), b"", pos
-    while pos < n and buf[pos] not in _WS + b">":
+    while pos < n and buf[pos] not in _WS_GT:
         value.append(buf[pos])
         pos += 1
     if pos >= n:
@@ -216,7 +218,7 @@ def _prescan(buf: bytes) -> str | None:
                 return None
             pos = end + 3
             continue
-        if buf[pos : pos + 5].lower() == b"<meta" and pos + 5 < n and buf[pos + 5] in _WS + b"/":
+        if buf[pos : pos + 5].lower() == b"<meta" and pos + 5 < n and buf[pos + 5] in _WS_SLASH:
             found, pos = _meta_charset(buf, pos + 6)
             if found is not None:
                 return found
@@ -224,7 +226,7 @@ def _prescan(buf: bytes) -> str | None:
             buf[pos + 1 : pos + 2].isalpha()
             or (buf[pos + 1 : pos + 2] == b"/" and buf[pos + 2 : pos + 3].isalpha())
         ):
-            while pos < n and buf[pos] not in _WS + b">":
+            while pos < n and buf[pos] not in _WS_GT:
                 pos += 1
             while (attr := _get_attribute(buf, pos)) is not None:
                 pos = attr[2]
@@ -233,7 +235,10 @@ def _prescan(buf: bytes) -> str | None:
             if end < 0:
                 return None
             pos = end
-        pos += 1
+        # every branch above starts at a "<", any other byte is skipped: jump to the next one
+        pos = buf.find(b"<", pos + 1)
+        if pos < 0:
+            return None
     return None
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from docmunch.detect import GENERIC, detect_platform
+from docmunch.detect import _SIGNATURES, GENERIC, detect_platform
 from docmunch.extract import extract, parse_html
 
 HERE = Path(__file__).parent / "fixtures"
@@ -153,3 +153,20 @@ def test_host_evidence() -> None:
     platform = detect_platform(root, url="https://foo.readthedocs.io/en/latest/")
     assert platform.name == "sphinx"
     assert "readthedocs" in platform.evidence
+
+
+def test_class_signatures_are_single_tokens() -> None:
+    """The class evidence is a set of class tokens: a needle with whitespace could never match."""
+    needles = [needle for _name, kind, needle in _SIGNATURES if kind == "class"]
+    assert needles
+    assert all(needle and needle.split() == [needle] for needle in needles)
+
+
+def test_class_evidence_matches_whole_tokens_only() -> None:
+    def page(classes: str) -> str:
+        return f'<html><body><div class="{classes}"><p>text</p></div><nav class="md-sidebar"></nav>'
+
+    assert detect_platform(parse_html(page("md-container"))).name == "mkdocs-material"
+    assert detect_platform(parse_html(page("x md-container\u2003y"))).name == "mkdocs-material"
+    assert detect_platform(parse_html(page("md-containers"))).name == "generic"
+    assert detect_platform(parse_html(page("my-md-container"))).name == "generic"

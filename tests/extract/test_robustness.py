@@ -61,3 +61,16 @@ def test_extract_returns_article_or_extract_error(pieces: list[str], as_bytes: b
     assert article.text.strip()
     assert article.length == len(article.text)
     assert article.content_html.startswith("<")
+
+
+def test_parser_drops_xml_forbidden_characters_from_text_tails_and_attributes() -> None:
+    from docmunch.extract import parse_html
+
+    body = parse_html(
+        "<p>a\x0bb<i>c\x01</i>d\x0c<b>e</b>\x1f</p><a title='x\x0by' href='/z' data-e>z\x02</a>"
+    ).find("body")
+    assert body is not None
+    p, a = body[0], body[1]
+    assert (p.text, p[0].text, p[0].tail, p[1].text, p[1].tail) == ("ab", "c", "d", "e", "")
+    assert dict(a.attrib) == {"title": "xy", "href": "/z", "data-e": ""}
+    assert a.text == "z"

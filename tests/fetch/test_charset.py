@@ -91,6 +91,10 @@ PRESCAN = [
     (b"<?xml version='1.0' encoding='koi8-r'?><p>", None),
     (b"<!DOCTYPE html><html lang=ru><head><title>t</title><meta charset=cp1251>", "windows-1251"),
     (b" " * 1020 + b"<meta charset=koi8-r>", None),  # beyond the first 1024 bytes
+    (b"text, no tag <meta charset=koi8-r>", "KOI8-R"),  # bytes outside tags are skipped
+    (b"x < y <meta charset=euc-kr>", "EUC-KR"),  # "< " opens no tag
+    (b"a<b<meta charset=big5>", None),  # one tag named "b<meta" whose attribute is charset
+    (b"<p>-->--<meta charset=koi8-r>", "KOI8-R"),
 ]
 
 
