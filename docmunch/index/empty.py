@@ -107,10 +107,10 @@ def explain_empty(
     given |= {"min_level": min_level, "max_level": max_level}
     filters = [name for name, value in given.items() if value is not None]
     if Ranker(store.conn, query, repo_ids).empty or not filters:
+        named = ", ".join(words) if words else _quoted(query)
         return EmptyReason(
             "unknown_words",
-            f"no word of the query occurs in {where} ({', '.join(words)}); try other words, "
-            "or another repo",
+            f"no word of the query occurs in {where} ({named}); try other words, or another repo",
             words,
         )
     return EmptyReason(

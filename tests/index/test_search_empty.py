@@ -61,6 +61,11 @@ def test_each_empty_result_names_its_reason(index: Index, query: str, repo: str 
         assert "words" not in data
 
 
+def test_a_one_character_query_the_repo_lacks_is_named_in_its_reason(index: Index) -> None:
+    reason = _reason(index, "的", repo="notes")  # a function word, yet searched as the one character
+    assert reason.code == "unknown_words" and reason.words == () and "('的')" in reason.message
+
+
 def test_words_of_an_unknown_words_reason_are_the_content_words_as_written(index: Index) -> None:
     reason = _reason(index, "How do I frobnicate the Zyzzogeton quickly?", repo="notes")
     assert reason.words == ("frobnicate", "Zyzzogeton", "quickly")

@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from docmunch.index import Index
+from docmunch.index.empty import REASONS
 
 HERE = Path(__file__).parent / "fixtures"
 
@@ -85,3 +86,6 @@ def test_any_user_string_is_safe(index: Index, query: str) -> None:
         hits = index.search(query, repo="spec", ranking=ranking)
         assert isinstance(hits, list)
         assert all(h.repo == "spec" for h in hits)
+        if not hits and ranking == "question":  # every empty result has a one-line reason
+            reason = index.explain_empty(query, repo="spec")
+            assert reason.code in REASONS and reason.code != "filtered" and "\n" not in reason.message
