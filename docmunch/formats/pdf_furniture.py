@@ -19,6 +19,12 @@ points, y up):
   height —
   a cover page sets its header a few points higher, pdfium joins two footer fields into one
   segment on one page.
+* **A header set out as a masthead** on a page that lacks it (a cover page prints "Federal
+  Register", "Vol. 85, No. 152", "Thursday, August 6, 2020" as three lines in a column top):
+  in the top half of such a page, a run of at least :data:`MASTHEAD_MIN_FIELDS` consecutive
+  lines whose texts are each a different field (split at ``/``, ``|``, ``·``) of a repeated
+  top-band header, numbers normalised, is header furniture. A single line equal to one field
+  ("Proposed Rules", the page's title) stays text.
 
 Furniture lines leave the rendition's text (so search never sees them) but stay addressable:
 each becomes a zero-length ``"furniture"`` block at its page with its box, text and role
@@ -52,7 +58,10 @@ the page height (8 % of a Letter page = 63 pt, inside the usual one-inch margin)
 MIN_BODY_CHARS = 8
 """Shortest repeated text taken for furniture outside the margin bands, in characters (a short
 table cell such as "Yes" may repeat at one height by chance)."""
+MASTHEAD_MIN_FIELDS = 2
+"""Fewest consecutive lines, each one field of a repeated header, taken for a masthead."""
 _DIGITS = re.compile(r"\d+")
+_FIELD_SEPARATORS = re.compile(r"\s+[/|·]\s+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +115,7 @@ def find_furniture(pages: Sequence[Sequence[Line]], boxes: Sequence[Box]) -> lis
             for p, i, _y in cluster:
                 found[p][i] = "margin"
     if repeated:
+        _mastheads(pages, boxes, found, [key for key, top in repeated if top])
         for key, group in numbered.items():
             for p, i, y in group:
                 top = y > _middle(boxes[p])
@@ -115,6 +125,34 @@ def find_furniture(pages: Sequence[Sequence[Line]], boxes: Sequence[Box]) -> lis
     for p, (lines, box) in enumerate(zip(pages, boxes, strict=True)):
         out.append([Furniture(i, _role(lines[i], box, kind)) for i, kind in sorted(found[p].items())])
     return out
+
+
+def _mastheads(
+    pages: Sequence[Sequence[Line]], boxes: Sequence[Box], found: list[dict[int, str]], headers: list[str]
+) -> None:
+    """Mark masthead runs (module docstring) on the pages where no top-band header was found."""
+    headers = [h for h in headers if len(set(_FIELD_SEPARATORS.split(h))) >= MASTHEAD_MIN_FIELDS]
+    fields = [set(_FIELD_SEPARATORS.split(header)) for header in headers]
+    if not fields:
+        return
+    for p, (lines, box) in enumerate(zip(pages, boxes, strict=True)):
+        if any(_key(lines[i]) in headers for i in found[p]):
+            continue  # the page has its header (a page number alone does not count)
+        run: list[int] = []
+        for i, line in enumerate([*lines, None]):
+            key = _key(line) if line is not None and cy(line.box) > _middle(box) else ""
+            is_field = bool(key) and any(key in f for f in fields)
+            if is_field and key not in {_key(lines[j]) for j in run}:
+                run.append(i)
+                continue
+            if len(run) >= MASTHEAD_MIN_FIELDS and any({_key(lines[j]) for j in run} <= f for f in fields):
+                for j in run:
+                    found[p].setdefault(j, "margin")
+            run = [i] if is_field else []
+
+
+def _key(line: Line) -> str:
+    return _DIGITS.sub("0", " ".join(line.text.split()).casefold())
 
 
 def _alone(lines: Sequence[Line], i: int) -> bool:

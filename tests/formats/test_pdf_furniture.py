@@ -58,6 +58,18 @@ def test_register_running_headers_and_footers_leave_the_text(register: Rendition
     assert register.meta["furniture_lines"] >= 14 + 15 * 5
 
 
+def test_register_cover_masthead_is_header_furniture(register: Rendition) -> None:
+    # page 1 prints the running header's fields as three lines atop its right column; they
+    # landed mid-sentence as a "#### Federal Register" section; the page title stays
+    masthead = ("Federal Register", "Vol. 85, No. 152", "Thursday, August 6, 2020")
+    lines = register.markdown.decode().splitlines()
+    assert not any(line.lstrip("# ") in masthead for line in lines)
+    assert lines[0] == "# Proposed Rules"
+    page1 = [b for b in register.blocks if b.kind == "furniture" and b.positions[0]["page"] == 1]
+    assert [b.text for b in page1 if b.positions[0]["role"] == "header"] == list(masthead)
+    assert "Federal Register" not in [title for title, _ in _sections(register)]
+
+
 def test_register_furniture_stays_addressable(register: Rendition) -> None:
     furniture = [b for b in register.blocks if b.kind == "furniture"]
     headers = [b for b in furniture if b.text == RUNNING_HEADER]
