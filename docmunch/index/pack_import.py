@@ -102,6 +102,7 @@ def import_pack(store: Store, path: Path, *, as_name: str | None = None, replace
             source=str(repo.get("source") or ""),
             origin=(repo.get("ref"), repo.get("commit")),
             replace=replace,
+            indexed_at=repo.get("indexed_at") if isinstance(repo.get("indexed_at"), str) else None,
         )
     return PackReport(
         repo=name,

@@ -11,6 +11,7 @@ with concurrent writers).
 from __future__ import annotations
 
 import contextlib
+import datetime
 import json
 import os
 import sqlite3
@@ -232,6 +233,7 @@ class Store:
         source: str,
         origin: tuple[str | None, str | None],
         replace: bool,
+        indexed_at: str | None = None,
     ) -> None:
         """Write a whole repo in ONE transaction (pack import): all its documents or nothing.
 
@@ -241,6 +243,9 @@ class Store:
             source, origin: the repo's source and ``(ref, commit)``.
             replace: delete an existing repo of that name in the same transaction; without it an
                 existing repo is an error.
+            indexed_at: when the documents were indexed (ISO 8601 UTC, as the pack records it),
+                kept so that "newest indexed" (the default version) means the same after an
+                import; ``None`` or an unreadable value: now.
 
         Raises:
             RepoExists: ``repo`` exists and ``replace`` is false. InvalidRepoName, IndexStoreError.
@@ -259,6 +264,8 @@ class Store:
                         )
                     dropped.extend(self._drop_repo_rows(conn, int(row[0])))
                 repo_id = self._upsert_repo(conn, repo, source, origin=origin)
+                if indexed_at is not None and _is_utc_time(indexed_at):
+                    conn.execute("UPDATE repos SET indexed_at = ? WHERE id = ?", (indexed_at, repo_id))
                 terms = TermWriter(conn, self._terms)
                 for doc in docs:
                     if not self.raw.path_for(doc.raw_hash).is_file():
@@ -503,3 +510,12 @@ def _delete_doc_rows(conn: sqlite3.Connection, doc_id: int, *, keep_doc: bool, t
     conn.execute("DELETE FROM blocks WHERE doc_id = ?", (doc_id,))
     if not keep_doc:
         conn.execute("DELETE FROM docs WHERE id = ?", (doc_id,))
+
+
+def _is_utc_time(value: str) -> bool:
+    """Whether ``value`` is an ISO 8601 time in UTC (``…Z`` or ``+00:00``), as :func:`utc_now` writes."""
+    try:
+        when = datetime.datetime.fromisoformat(value)
+    except ValueError:
+        return False
+    return when.utcoffset() == datetime.timedelta(0)

@@ -98,9 +98,9 @@ def test_round_trip_into_another_home(
             assert index.get_section("rust-book", sid, verify=True).verified is True
             info = next(r for r in index.list_repos() if r.repo == "rust-book@2")
             orig = next(r for r in original.list_repos() if r.repo == "rust-book@2")
-            assert (info.source, info.version, info.docs, info.sections) == (
-                orig.source, orig.version, orig.docs, orig.sections,
-            )  # fmt: skip
+            assert (info.source, info.version, info.docs, info.sections, info.indexed_at) == (
+                orig.source, orig.version, orig.docs, orig.sections, orig.indexed_at,
+            )  # fmt: skip  (the time it was indexed, not imported: "newest indexed" holds)
 
 
 def test_import_as_another_name_replace_and_refusals(source: Path, pack: Path, tmp_path: Path) -> None:
