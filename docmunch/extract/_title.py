@@ -69,18 +69,30 @@ def title_near(page: HtmlElement, top: HtmlElement) -> HtmlElement | None:
     heading = _marked(page)
     if heading is None:
         return None
-    chain = [heading, *dom.ancestors(heading)]
-    if top in chain:
+    if top is heading or top in dom.ancestors(heading):
         return heading
+    meeting = _meeting(heading, top, NEAR_LEVELS)
+    if meeting is None:
+        return None  # a heading that only shares <body> with the article is a site banner
+    parent, holder, node = meeting
+    siblings = list(parent)
+    return heading if siblings.index(holder) < siblings.index(node) else None
+
+
+def _meeting(
+    heading: HtmlElement, top: HtmlElement, levels: int
+) -> tuple[HtmlElement, HtmlElement, HtmlElement] | None:
+    """Where ``top`` (neither ``heading`` nor one of its ancestors) meets ``heading`` climbing at most
+    ``levels`` parents, below ``<body>``: ``(common parent, its child holding the heading, its
+    child holding top)``; ``None`` when they do not meet that close."""
+    chain = [heading, *dom.ancestors(heading)]
     node = top
-    for _ in range(NEAR_LEVELS):
+    for _ in range(levels):
         parent = node.getparent()
         if parent is None or parent.tag == "body":
-            return None  # a heading that only shares <body> with the article is a site banner
+            return None
         if parent in chain:
-            holder = chain[chain.index(parent) - 1]  # the child of ``parent`` holding the heading
-            siblings = list(parent)
-            return heading if siblings.index(holder) < siblings.index(node) else None
+            return parent, chain[chain.index(parent) - 1], node
         node = parent
     return None
 
@@ -97,27 +109,19 @@ def title_article(
     candidate inside that sibling is the article. ``None`` when nothing needs to change.
     """
     heading = _marked(page)
-    if heading is None:
+    if heading is None or top is heading or top in dom.ancestors(heading):
         return None
-    chain = [heading, *dom.ancestors(heading)]
-    if top in chain:
+    meeting = _meeting(heading, top, NEAR_LEVELS + 1)
+    if meeting is None:
         return None
-    node = top
-    for _ in range(NEAR_LEVELS + 1):
-        parent = node.getparent()
-        if parent is None or parent.tag == "body":
-            return None
-        if parent in chain:
-            holder = chain[chain.index(parent) - 1]
-            siblings = list(parent)
-            if holder is heading or siblings.index(holder) > siblings.index(node):
-                return None
-            if not any(True for _ in node.iter("h1")):
-                return None  # the top block is not a story of its own: the title is a header above
-            inside = [el for el in holder.iter() if el in scores and el is not heading]
-            return max(inside, key=lambda el: scores[el]) if inside else None
-        node = parent
-    return None
+    parent, holder, node = meeting
+    siblings = list(parent)
+    if holder is heading or siblings.index(holder) > siblings.index(node):
+        return None
+    if not any(True for _ in node.iter("h1")):
+        return None  # the top block is not a story of its own: the title is a header above
+    inside = [el for el in holder.iter() if el in scores and el is not heading]
+    return max(inside, key=lambda el: scores[el]) if inside else None
 
 
 def title_snapshot(heading: HtmlElement | None) -> HtmlElement | None:
