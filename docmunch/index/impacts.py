@@ -27,13 +27,14 @@ page's own title. The numbers behind every constant are in ``docs/search.md``.
 from __future__ import annotations
 
 import re
-import sys
 from array import array
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from docmunch.index.analyze import CHAR_PREFIX, is_cjk, term_counts
+import numpy as np
+import numpy.typing as npt
+
+from docmunch.index.analyze import CHAR_PREFIX, token_terms, tokens
 
 __all__ = [
     "AVG_FIELD_TERMS",
@@ -96,6 +97,8 @@ _SHORTCODE = re.compile(r"\{\{[<%].*?[%>]\}\}", re.S)
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _REF_LINK = re.compile(r"^\s*\[[^\]]+\]:\s*\S+.*$", re.M)
 _WORDS = re.compile(r"\w+")
+Ints = npt.NDArray[np.int64]
+Floats = npt.NDArray[np.float64]
 
 TermImpacts = tuple[list[str], bytes]
 """``([term, …], impacts)``: distinct terms and one impact byte (1 … 255) each, same order."""
@@ -123,42 +126,96 @@ class SectionText:
 def content_prior(body: str) -> float:
     """:data:`NON_CONTENT_PRIOR` when ``body`` (heading line excluded) has fewer than
     :data:`MIN_CONTENT_WORDS` words outside comments, template shortcodes and links, else 1.0."""
-    text = _COMMENT.sub(" ", body)
-    text = _SHORTCODE.sub(" ", text)
-    text = _REF_LINK.sub(" ", text)
-    text = _LINK.sub(" ", text)
+    return _prior(_COMMENT.sub(" ", body))
+
+
+def _prior(text: str) -> float:
+    """:func:`content_prior` of a body whose HTML comments are already blanked (blanking them
+    again changes nothing: the space that replaces one cannot complete another)."""
+    if "{{" in text:
+        text = _SHORTCODE.sub(" ", text)
+    if "[" in text:
+        text = _REF_LINK.sub(" ", text)
+        text = _LINK.sub(" ", text)
     for count, _ in enumerate(_WORDS.finditer(text), start=1):
         if count >= MIN_CONTENT_WORDS:
             return 1.0
     return NON_CONTENT_PRIOR
 
 
-def _field(text: str) -> tuple[Counter[str], int]:
-    """Term counts of one field and its length in terms (character terms of CJK text repeat the
-    words' text, so they do not count towards it)."""
-    counter = term_counts(text)
-    length = counter.total()
-    if length and is_cjk(text):
-        length -= sum(n for t, n in counter.items() if t[0] == CHAR_PREFIX)
-    return counter, length
+class _Tokens(dict[str, int]):
+    """Every distinct token this process has analysed, numbered (``{token: number}``), with its
+    terms, numbered too.
+
+    A token is analysed once (:func:`~docmunch.index.analyze.token_terms`, on its first lookup),
+    and a document's tokens become arrays of numbers, so :func:`document_terms` counts and
+    weighs terms with numpy instead of a Python loop per section and term. ``term_start[k] …
+    term_start[k + 1]`` indexes the terms of token ``k`` in ``term_ids``. Cleared (by
+    :func:`_tokens`) when it holds more than :data:`MAX_CACHED_TOKENS` tokens.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.term_index: dict[str, int] = {}
+        self.terms: list[str] = []
+        self.term_start = array("q", [0])
+        self.term_ids = array("q")
+        self.is_char = array("b")
+        """Per term: 1 for a CJK character term (not counted in a field's length)."""
+
+    def __missing__(self, token: str) -> int:
+        index = self.term_index
+        for term in token_terms(token):
+            tid = index.get(term)
+            if tid is None:
+                tid = index[term] = len(self.terms)
+                self.terms.append(term)
+                self.is_char.append(term[0] == CHAR_PREFIX)
+            self.term_ids.append(tid)
+        number = self[token] = len(self)
+        self.term_start.append(len(self.term_ids))
+        return number
 
 
-def _impacts(
-    fields: Sequence[tuple[Counter[str], int]],
-    weights: Sequence[float],
-    b: Sequence[float],
-    avg: Sequence[float],
-    k1: float,
-) -> TermImpacts:
-    tf: dict[str, float] = {}
-    get = tf.get
-    for f, (counter, length) in enumerate(fields):
-        norm = weights[f] / (1 - b[f] + b[f] * length / avg[f])
-        for term, n in counter.items():
-            tf[term] = get(term, 0.0) + n * norm
-    levels = IMPACT_LEVELS
-    impacts = bytes([max(1, int(levels * t / (k1 + t) + 0.5)) for t in tf.values()])
-    return list(tf), impacts
+MAX_CACHED_TOKENS = 500_000
+"""Distinct tokens (words, CJK runs) whose analysis a process keeps (≈ 100 bytes each); the
+memo is emptied before a document once it holds more (k8s-en has about 34,000)."""
+
+_TOKENS = _Tokens()
+
+
+def _tokens() -> _Tokens:
+    """The process's token memo, emptied first when it has grown beyond its bound."""
+    global _TOKENS
+    if len(_TOKENS) > MAX_CACHED_TOKENS:
+        _TOKENS = _Tokens()
+    return _TOKENS
+_SECTION_FIELDS = 4
+"""title, heading path, document, body (the order of :data:`FIELD_WEIGHTS`)."""
+
+
+def _ranges(starts: Ints, ends: Ints) -> Ints:
+    """The concatenation of ``arange(starts[i], ends[i])`` over ``i``."""
+    lengths = ends - starts
+    total = int(lengths.sum())
+    if not total:
+        return np.empty(0, np.int64)
+    shift = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
+    return shift + np.arange(total, dtype=np.int64)
+
+
+def _quantised(tf: Floats, k1: float) -> bytes:
+    """Impact bytes ``max(1, round(IMPACT_LEVELS · tf / (k1 + tf)))`` (halves up) of ``tf``."""
+    levels = np.floor(IMPACT_LEVELS * tf / (k1 + tf) + 0.5)
+    return np.maximum(levels, 1).astype(np.uint8).tobytes()
+
+
+def _norms(lengths: Ints, weights: Sequence[float], b: Sequence[float], avg: Sequence[float]) -> Floats:
+    """BM25F field factors ``W / (1 − B + B · len / AVG)`` of fields laid out field-fastest."""
+    n = len(weights)
+    w, bb, a = (np.tile(np.asarray(v, np.float64), lengths.size // n) for v in (weights, b, avg))
+    out: Floats = w / (1 - bb + bb * lengths / a)
+    return out
 
 
 def document_terms(
@@ -166,47 +223,93 @@ def document_terms(
 ) -> tuple[list[SectionTerms], DocumentTerms]:
     """Prior, terms and impacts of every section of a document, and the document's own.
 
+    Each distinct token is analysed once per process (:class:`_Tokens`); the term counts of
+    every field of every section, their lengths and the BM25F impacts are then computed with
+    numpy for the whole document at once, with the same floating-point operations, in the same
+    order, as the formula in this module's docstring (so the bytes do not depend on how they
+    were computed).
+
     Args:
         document: the document's title and path words (the document field of every section).
         sections: the document's sections in order.
 
     Returns:
         ``([(prior, term indices, impacts) per section], (vocabulary, impacts) of the
-        document)``: the document's vocabulary holds every term of its sections, and a
-        section's terms are indices into it (little-endian uint32), so the writer maps each
-        term to its id once per document.
+        document)``: the document's vocabulary holds every term of its sections in order of
+        first appearance (document field, then the titles, then the bodies), and a section's
+        terms are indices into it (little-endian uint32) in their order of first appearance in
+        the section (title, heading path, document, body), so the writer maps each term to its
+        id once per document.
     """
-    doc_field = _field(document)
-    headings: Counter[str] = Counter()
-    bodies: Counter[str] = Counter()
-    heading_length = body_length = 0
-    paths: dict[str, tuple[Counter[str], int]] = {}
-    fields = []
+    n = len(sections)
+    bodies = [_COMMENT.sub(" ", s.body) for s in sections]
+    # Pieces of token text, in this order: the document, every title, every body, every
+    # distinct heading path. The document-level fields are the first 1 + 2n pieces, contiguous.
+    pieces: list[list[str]] = [tokens(document)]
+    pieces.extend(tokens(s.title) for s in sections)
+    pieces.extend(tokens(body) for body in bodies)
+    path_piece: dict[str, int] = {}
     for s in sections:
-        title = _field(s.title)
-        body = _field(_COMMENT.sub(" ", s.body))
-        headings.update(title[0])
-        bodies.update(body[0])
-        heading_length += title[1]
-        body_length += body[1]
-        path = paths.get(s.heading_path)
-        if path is None:  # siblings share their heading path: analysed once
-            path = paths[s.heading_path] = _field(s.heading_path)
-        fields.append((title, path, doc_field, body))
-    vocabulary, doc_impacts = _impacts(
-        (doc_field, (headings, heading_length), (bodies, body_length)),
-        DOC_FIELD_WEIGHTS,
-        DOC_B,
-        DOC_AVG_FIELD_TERMS,
-        DOC_K1,
-    )
-    index = {term: i for i, term in enumerate(vocabulary)}
+        if s.heading_path not in path_piece:  # siblings share their heading path
+            path_piece[s.heading_path] = len(pieces)
+            pieces.append(tokens(s.heading_path))
+    stream = [token for piece in pieces for token in piece]
+    table = _tokens()
+    token_ids = np.fromiter(map(table.__getitem__, stream), np.int64, len(stream))
+    term_start = np.frombuffer(table.term_start, np.int64)
+    all_terms = np.frombuffer(table.term_ids, np.int64)
+    is_char = np.frombuffer(table.is_char, np.int8)
+    # Term occurrences of every piece, in order; piece p's are term_at[p] … term_at[p + 1].
+    per_token = term_start[token_ids + 1] - term_start[token_ids]
+    occurrences = all_terms[_ranges(term_start[token_ids], term_start[token_ids + 1])]
+    token_at = np.zeros(len(pieces) + 1, np.int64)
+    np.cumsum([len(p) for p in pieces], out=token_at[1:])
+    term_at = np.concatenate([np.zeros(1, np.int64), np.cumsum(per_token)])[token_at]
+    counted = is_char[occurrences] == 0
+
+    # The document's vocabulary: its terms in order of first appearance.
+    unique, first = np.unique(occurrences, return_index=True)
+    order = np.argsort(first, kind="stable")
+    vocabulary_ids = unique[order]
+    local = np.empty(unique.size, np.int64)
+    local[order] = np.arange(unique.size)
+    local_terms = local[np.searchsorted(unique, occurrences)]
+    size = vocabulary_ids.size
+
+    # Document-level fields: title and path (piece 0), headings (titles), bodies.
+    ends = term_at[[1, 1 + n, 1 + 2 * n]]
+    field = np.repeat(np.arange(3), np.diff(np.concatenate([[0], ends])))
+    doc_lengths = np.bincount(field[counted[: ends[-1]]], minlength=3)
+    doc_counts = np.bincount(local_terms[: ends[-1]] * 3 + field, minlength=3 * size).reshape(size, 3)
+    norm = _norms(doc_lengths, DOC_FIELD_WEIGHTS, DOC_B, DOC_AVG_FIELD_TERMS)
+    tf = doc_counts[:, 0] * norm[0] + doc_counts[:, 1] * norm[1] + doc_counts[:, 2] * norm[2]
+    vocabulary = [table.terms[i] for i in vocabulary_ids.tolist()]
+    doc_terms = (vocabulary, _quantised(tf, DOC_K1))
+
+    # Section fields: each section's term occurrences as title, heading path, document, body.
+    piece_of = np.empty(_SECTION_FIELDS * n, np.int64)
+    piece_of[0::4] = np.arange(1, 1 + n)
+    piece_of[1::4] = [path_piece[s.heading_path] for s in sections]
+    piece_of[2::4] = 0
+    piece_of[3::4] = np.arange(1 + n, 1 + 2 * n)
+    at = _ranges(term_at[piece_of], term_at[piece_of + 1])
+    slot = np.repeat(np.arange(piece_of.size), term_at[piece_of + 1] - term_at[piece_of])
+    lengths = np.bincount(slot[counted[at]], minlength=piece_of.size)
+    norms = _norms(lengths, FIELD_WEIGHTS, B, AVG_FIELD_TERMS).reshape(n, _SECTION_FIELDS)
+    section = slot // _SECTION_FIELDS
+    keys, first, inverse = np.unique(section * size + local_terms[at], return_index=True, return_inverse=True)
+    counts = np.bincount(inverse * 4 + slot % 4, minlength=4 * keys.size).reshape(keys.size, 4)
+    owner = keys // size if size else keys
+    f = norms[owner]
+    tf = counts[:, 0] * f[:, 0] + counts[:, 1] * f[:, 1] + counts[:, 2] * f[:, 2] + counts[:, 3] * f[:, 3]
+    order = np.argsort(first, kind="stable")  # by section, then first appearance in it
+    words = (keys[order] % size if size else keys).astype("<u4")
+    impacts = _quantised(tf[order], K1)
+    bounds = np.zeros(n + 1, np.int64)
+    np.cumsum(np.bincount(owner, minlength=n), out=bounds[1:])
     out: list[SectionTerms] = []
-    for s, section_fields in zip(sections, fields, strict=True):
-        words, impacts = _impacts(section_fields, FIELD_WEIGHTS, B, AVG_FIELD_TERMS, K1)
-        local = array("I", [index[w] for w in words])
-        if sys.byteorder == "big":
-            local.byteswap()
-        prior = content_prior(s.body) * (PAGE_TITLE_PRIOR if s.page_title else 1.0)
-        out.append((prior, local.tobytes(), impacts))
-    return out, (vocabulary, doc_impacts)
+    for i, s in enumerate(sections):
+        lo, hi = int(bounds[i]), int(bounds[i + 1])
+        prior = _prior(bodies[i]) * (PAGE_TITLE_PRIOR if s.page_title else 1.0)
+        out.append((prior, words[lo:hi].tobytes(), impacts[lo:hi]))
+    return out, doc_terms

@@ -39,8 +39,9 @@ Progress = Callable[[int, int, str], None]
 """``progress(done, total, doc_path)``: called after each file."""
 
 
-BATCH_DOCS = 64
-"""Documents committed per transaction (each document's rows are still all-or-nothing)."""
+BATCH_DOCS = 256
+"""Documents committed per transaction (each document's rows are still all-or-nothing); 64 made
+four times the fsync rounds and postings segments (cold k8s-en: commit 2.7 → 2.0 s CPU)."""
 BATCH_BYTES = 8 * 2**20
 """… or fewer, once their stored bytes pass 8 MiB."""
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -88,24 +88,35 @@ class TermCache:
 
     Trusted only after :meth:`validate` inside the current write transaction: the cached
     count of a repo's terms must equal the table's, else (another process added or deleted
-    terms) the repo's cache is dropped. Terms are only ever deleted with their repo.
+    terms) the repo's cache is dropped. Terms are only ever deleted with their repo, so a cache
+    as large as the table holds every term of the repo (it is *complete*): a term it lacks is
+    new, and gets its id without a lookup.
     """
 
     def __init__(self) -> None:
         self.ids: dict[int, dict[str, int]] = {}
+        self.complete: set[int] = set()
+        """Repos whose cached ids are every term of the repo (as of the last :meth:`validate`)."""
 
     def validate(self, conn: sqlite3.Connection, repo_id: int) -> None:
-        """Drop the repo's cached ids unless they match the table (call inside the transaction)."""
+        """Drop the repo's cached ids unless they match the table, and note whether they are
+        complete (call inside the transaction)."""
         known = self.ids.get(repo_id)
-        if known is None:
-            return
         count = conn.execute("SELECT count(*) FROM terms WHERE repo_id = ?", (repo_id,)).fetchone()[0]
-        if count != len(known):
+        if known is not None and count != len(known):
             del self.ids[repo_id]
+            known = None
+        if known is None and count == 0:
+            known = self.ids[repo_id] = {}
+        if known is not None:
+            self.complete.add(repo_id)
+        else:
+            self.complete.discard(repo_id)
 
     def clear(self) -> None:
         """Forget everything (after deleting a repo or rolling back)."""
         self.ids.clear()
+        self.complete.clear()
 
 
 class TermWriter:
@@ -124,13 +135,33 @@ class TermWriter:
         self._doc_impacts: list[bytes] = []
         self._forward: list[tuple[int, int, float, bytes]] = []
         self._counts: Counter[int] = Counter()
+        self._next_id: int | None = None
+        """Id of the next new term (complete caches only), once read in this transaction."""
 
-    def _term_ids(self, repo_id: int, words: Iterable[str]) -> dict[str, int]:
+    def _term_ids(self, repo_id: int, words: Sequence[str]) -> dict[str, int]:
+        """``{term: id}`` covering the distinct ``words`` (new terms inserted)."""
         if repo_id not in self._checked:
             self._cache.validate(self.conn, repo_id)
             self._checked.add(repo_id)
         ids = self._cache.ids.setdefault(repo_id, {})
         wanted = [w for w in dict.fromkeys(words) if w not in ids]
+        if not wanted:
+            return ids
+        if repo_id in self._cache.complete:
+            # Every term of the repo is cached: the missing ones are new. Ids are numbered as
+            # SQLite numbers a rowid (the largest + 1; this transaction holds the write lock).
+            if self._next_id is None:
+                row = self.conn.execute("SELECT coalesce(max(id), 0) + 1 FROM terms").fetchone()
+                self._next_id = int(row[0])
+            first = self._next_id
+            self._next_id += len(wanted)
+            new = dict(zip(wanted, range(first, self._next_id), strict=True))
+            self.conn.executemany(
+                "INSERT INTO terms(id, repo_id, term) VALUES (?, ?, ?)",
+                ((tid, repo_id, term) for term, tid in new.items()),
+            )
+            ids.update(new)
+            return ids
         for start in range(0, len(wanted), _CHUNK):
             chunk = wanted[start : start + _CHUNK]
             self.conn.executemany(
@@ -142,6 +173,7 @@ class TermWriter:
                 f"SELECT term, id FROM terms WHERE repo_id = ? AND term IN ({marks})", (repo_id, *chunk)
             ):
                 ids[term] = tid
+        self._next_id = None  # rowids assigned by SQLite meanwhile
         return ids
 
     def add(
@@ -163,15 +195,16 @@ class TermWriter:
         """
         vocabulary, doc_impacts = doc
         ids = self._term_ids(repo_id, vocabulary)
-        vocab_ids = np.fromiter((ids[t] for t in vocabulary), dtype=np.int64, count=len(vocabulary))
+        vocab_ids = np.fromiter(map(ids.__getitem__, vocabulary), dtype=np.int64, count=len(vocabulary))
         for offset, (prior, local, impacts) in enumerate(rows):
             sid = first_rowid + offset
             term_ids = vocab_ids[np.frombuffer(local, _ID)]
             self._sections.append((term_ids, sid))
             if prior == 1.0:
                 self._section_impacts.append(impacts)
-            else:
-                self._section_impacts.append(bytes([max(1, int(x * prior + 0.5)) for x in impacts]))
+            else:  # max(1, round(impact × prior)), halves up
+                scaled = np.floor(np.frombuffer(impacts, _IMPACT) * prior + 0.5)
+                self._section_impacts.append(np.maximum(scaled, 1).astype(_IMPACT).tobytes())
             self._forward.append((sid, repo_id, prior, term_ids.astype(_ID).tobytes() + impacts))
         if doc_postings and vocabulary:
             self._docs.append((vocab_ids, doc_id))

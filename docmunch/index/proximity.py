@@ -18,7 +18,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Sequence
 
-from docmunch.index.analyze import CHAR_PREFIX, WORD_PATTERN, is_cjk, terms, word_terms
+from docmunch.index.analyze import CHAR_PREFIX, is_cjk, terms, tokens, word_terms
 
 __all__ = ["PROXIMITY_CHECKS", "PROXIMITY_MAX_CHARS", "PROXIMITY_WEIGHT", "PROXIMITY_WINDOW", "Proximity"]
 
@@ -68,13 +68,14 @@ class Proximity:
                     at += 1
             return at
         memo = self._memo
-        words = WORD_PATTERN.findall(text)
-        for word in set(words).difference(memo):
+        words = tokens(text)  # no CJK here: the words of WORD_PATTERN
+        distinct = set(words)
+        for word in distinct.difference(memo):
             memo[word] = tuple(t for t in word_terms(word) if t in wanted)
-        hits = [(at, word) for at, word in enumerate(words, start=offset) if memo[word]]
-        for at, word in hits:
-            for term in memo[word]:
-                found.setdefault(term, []).append(at)
+        if any(memo[word] for word in distinct):
+            for at, word in enumerate(words, start=offset):
+                for term in memo[word]:
+                    found.setdefault(term, []).append(at)
         return offset + len(words)
 
     def bonus(self, title: str, text: str, *, level: int) -> float:
@@ -87,8 +88,8 @@ class Proximity:
         """
         if not self.pairs or not self.total:
             return 0.0
-        body = text.split("\n", 1)[1] if level > 0 and "\n" in text else ("" if level > 0 else text)
-        body = _COMMENT.sub(" ", body[:_COMMENT_SCAN_CHARS])
+        start = text.find("\n") + 1 if level > 0 else 0  # after the heading line; none: no body
+        body = _COMMENT.sub(" ", text[start : start + _COMMENT_SCAN_CHARS] if start or not level else "")
         unclosed = body.find("<!--")  # a comment cut by the scan limit
         if unclosed >= 0:
             body = body[:unclosed]

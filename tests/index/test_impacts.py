@@ -1,0 +1,117 @@
+"""Index-time analysis: tokens analysed once give the same terms, and the numpy computation of
+impacts gives the bytes of the BM25F formula computed term by term."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from docmunch.index.analyze import CHAR_PREFIX, terms, token_terms, tokens
+from docmunch.index.impacts import (
+    AVG_FIELD_TERMS,
+    DOC_AVG_FIELD_TERMS,
+    DOC_B,
+    DOC_FIELD_WEIGHTS,
+    DOC_K1,
+    FIELD_WEIGHTS,
+    IMPACT_LEVELS,
+    K1,
+    PAGE_TITLE_PRIOR,
+    B,
+    SectionText,
+    content_prior,
+    document_terms,
+)
+
+_ALPHABET = "abcXYZ019 _-./:<>(){}[]!\n\tÉéßПр的调度器节点配置卷里容器组日本語カナ한국"
+_TEXT = st.text(alphabet=_ALPHABET, max_size=60)
+_COMMENT = re.compile(r"<!--.*?-->", re.S)
+
+
+def _field(text: str) -> tuple[Counter[str], int]:
+    counter = Counter(terms(text))
+    return counter, sum(n for t, n in counter.items() if not t.startswith(CHAR_PREFIX))
+
+
+def _impacts(fields: list[tuple[Counter[str], int]], w: tuple[float, ...], b: tuple[float, ...],
+             avg: tuple[float, ...], k1: float) -> tuple[list[str], bytes]:
+    tf: dict[str, float] = {}
+    for f, (counter, length) in enumerate(fields):
+        norm = w[f] / (1 - b[f] + b[f] * length / avg[f])
+        for term, n in counter.items():
+            tf[term] = tf.get(term, 0.0) + n * norm
+    return list(tf), bytes(max(1, int(IMPACT_LEVELS * t / (k1 + t) + 0.5)) for t in tf.values())
+
+
+def _reference(document: str, sections: list[SectionText]) -> tuple[list[tuple[float, list[str], bytes]],
+                                                                   tuple[list[str], bytes]]:
+    """The module docstring's formula, one term at a time (terms by name instead of index)."""
+    doc = _field(document)
+    headings, bodies = Counter[str](), Counter[str]()
+    heading_length = body_length = 0
+    rows = []
+    for s in sections:
+        title, body = _field(s.title), _field(_COMMENT.sub(" ", s.body))
+        headings.update(title[0])
+        bodies.update(body[0])
+        heading_length += title[1]
+        body_length += body[1]
+        fields = [title, _field(s.heading_path), doc, body]
+        words, impacts = _impacts(fields, FIELD_WEIGHTS, B, AVG_FIELD_TERMS, K1)
+        prior = content_prior(s.body) * (PAGE_TITLE_PRIOR if s.page_title else 1.0)
+        rows.append((prior, words, impacts))
+    vocabulary = _impacts([doc, (headings, heading_length), (bodies, body_length)], DOC_FIELD_WEIGHTS, DOC_B,
+                          DOC_AVG_FIELD_TERMS, DOC_K1)
+    return rows, vocabulary
+
+
+def _named(document: str, sections: list[SectionText]) -> tuple[list[tuple[float, list[str], bytes]],
+                                                               tuple[list[str], bytes]]:
+    rows, (vocabulary, impacts) = document_terms(document, sections)
+    named = []
+    for prior, local, section_impacts in rows:
+        indices = [int.from_bytes(local[i : i + 4], "little") for i in range(0, len(local), 4)]
+        named.append((prior, [vocabulary[i] for i in indices], section_impacts))
+    return named, (vocabulary, impacts)
+
+
+@given(_TEXT)
+@settings(max_examples=300, deadline=None)
+def test_terms_of_each_token_are_the_terms_of_the_text(text: str) -> None:
+    assert [t for token in tokens(text) for t in token_terms(token)] == terms(text)
+
+
+def test_ascii_and_unicode_tokens_agree() -> None:
+    text = "kubectl drain --dry-run app.kubernetes.io/name std::env::var a_b x.. y-"
+    expected = ["kubectl", "drain", "dry-run", "app.kubernetes.io/name", "std::env::var", "a_b", "x", "y"]
+    assert tokens(text) == tokens(text + " é")[:-1] == expected
+
+
+def test_document_terms_follow_the_formula() -> None:
+    sections = [
+        SectionText("Pods", "", "Pods run containers. Pods! <!-- hidden words --> pods", True),
+        SectionText("配置 Pod 的持久卷", "Pods", "如何给 Pod 配置持久卷？在容器组里挂载卷", False),
+        SectionText("What's next", "Pods", "{{< note >}} [link](x.md)", False),
+        SectionText("Empty", "Pods", "", False),
+        SectionText("?!", "Pods > Empty", "...", False),
+    ]
+    document = "Pods concepts/workloads/pods"
+    assert _named(document, sections) == _reference(document, sections)
+
+
+@given(
+    st.text(alphabet=_ALPHABET, max_size=20),
+    st.lists(
+        st.tuples(_TEXT, st.sampled_from(["", "A", "A > 调度"]), st.text(alphabet=_ALPHABET, max_size=200),
+                  st.booleans()),
+        min_size=1, max_size=6,
+    ),
+)
+@settings(max_examples=150, deadline=None)
+def test_random_documents_follow_the_formula(document: str, parts: list[tuple[str, str, str, bool]]) -> None:
+    # heading paths are ancestor titles, so their words are always among the titles
+    sections = [SectionText("A 调度", "", "", False)] + [SectionText(*p) for p in parts]
+    assert _named(document, sections) == _reference(document, sections)
