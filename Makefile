@@ -7,11 +7,12 @@ export DOCMUNCH_FIXTURES
 DOCS ?= docs
 DEMO_QUERY ?=
 
-.PHONY: help venv venv-test test lint demo bench gate report oracle baseline fixtures clean browser
+.PHONY: help venv venv-test compile test lint demo bench gate report oracle baseline fixtures clean browser
 
 help:
 	@echo "make demo [DOCS=path]  index a docs folder, search it, print one verified section"
-	@echo "make test              create .venv with test extras; ruff, mypy --strict, then the whole suite"
+	@echo "make test              create .venv with test extras, compile (mypyc); ruff, mypy --strict, the whole suite"
+	@echo "make compile           compile the extraction stage with mypyc (no-op when fresh)"
 	@echo "make bench             benchmarks -> reports/bench.json"
 	@echo "make gate              extraction quality gate on the 20-page set"
 	@echo "make report            reports/extraction.html + .json"
@@ -36,7 +37,12 @@ venv-test: $(VENV)/.stamp-test
 browser:
 	@bash oracle/setup.sh
 
-test: venv-test browser
+# The extraction stage compiled with mypyc (docmunch/compiled.py says why and how it stays honest);
+# a no-op when the build is fresh, pure Python (same output) on a machine without a C compiler.
+compile: venv-test
+	$(PY) scripts/compile.py
+
+test: venv-test compile browser
 	$(VENV)/bin/ruff check docmunch oracle tests bench fixtures
 	$(VENV)/bin/mypy
 	$(PY) -m pytest
@@ -48,13 +54,13 @@ lint: venv-test
 demo: venv
 	@DOCS="$(DOCS)" DEMO_QUERY="$(DEMO_QUERY)" bash scripts/demo.sh
 
-bench: venv-test browser
+bench: venv-test compile browser
 	$(PY) -m bench
 
-gate: venv-test browser
+gate: venv-test compile browser
 	$(PY) -m oracle gate
 
-report: venv-test browser
+report: venv-test compile browser
 	$(PY) -m oracle report
 
 oracle: venv-test browser
@@ -67,4 +73,5 @@ fixtures: venv
 	$(PY) fixtures/fetch.py
 
 clean:
-	rm -rf $(VENV) reports/*.html reports/*.json .pytest_cache .mypy_cache
+	test ! -x $(PY) || $(PY) scripts/compile.py --clean
+	rm -rf $(VENV) build reports/*.html reports/*.json .pytest_cache .mypy_cache

@@ -6,6 +6,10 @@ The pipeline, one package per stage: ``fetch`` → ``detect`` → ``extract`` �
 
 from importlib.metadata import PackageNotFoundError, version
 
+from docmunch import compiled
+
+compiled.guard()  # before any compiled module can be imported: stale extensions are bypassed
+
 try:
     __version__ = version("docmunch")
 except PackageNotFoundError:  # running from a source tree without installation

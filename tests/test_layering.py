@@ -14,8 +14,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent / "docmunch"
 
 LAYERS = [
+    ["compiled"],  # which modules run mypyc-compiled; the package's __init__ runs its guard first
     ["suggest"],  # did-you-mean matching, a leaf shared by errors and the fronts
-    ["errors", ""],  # "" = the package's own __init__ (version only)
+    ["errors", ""],  # "" = the package's own __init__ (version, compiled-module guard)
     ["limits"],  # named resource limits, read by every stage that takes outside data
     ["fetch"],
     ["detect"],

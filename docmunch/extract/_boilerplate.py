@@ -398,8 +398,11 @@ def _by_class(el: HtmlElement, text: str, *, news: bool) -> bool:
     return _RELATED_CLASS.found_in(names) and dom.link_density(el) >= RELATED_LINK_DENSITY
 
 
+_COMMENT_HEADER_TAGS = frozenset((*_HEADINGS, "p", "div"))
+
+
 def _comment_header(el: HtmlElement, text: str) -> bool:
-    if el.tag not in (*_HEADINGS, "p", "div"):
+    if el.tag not in _COMMENT_HEADER_TAGS:
         return False
     if not 0 < len(text) < LINE_MAX_CHARS:
         return False

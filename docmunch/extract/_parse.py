@@ -52,7 +52,8 @@ _PARSER.set_element_class_lookup(
 )
 _MAKE = _PARSER.makeelement
 _SUB = etree.SubElement
-_XML_BAD_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+# (the surrogate range is built with chr(): mypyc cannot compile surrogates in string literals)
+_XML_BAD_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff" + chr(0xD800) + "-" + chr(0xDFFF) + "]")
 _GOOD_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.\-]*$")
 _BAD_NAME_CHARS = re.compile(r"[^A-Za-z0-9_.\-]")
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:\-]+)""", re.IGNORECASE)
