@@ -27,6 +27,7 @@ page's own title. The numbers behind every constant are in ``docs/search.md``.
 from __future__ import annotations
 
 import re
+import threading
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -144,7 +145,7 @@ def _prior(text: str) -> float:
 
 
 class _Tokens(dict[str, int]):
-    """Every distinct token this process has analysed, numbered (``{token: number}``), with its
+    """Every distinct token this thread has analysed, numbered (``{token: number}``), with its
     terms, numbered too.
 
     A token is analysed once (:func:`~docmunch.index.analyze.token_terms`, on its first lookup),
@@ -179,17 +180,20 @@ class _Tokens(dict[str, int]):
 
 MAX_CACHED_TOKENS = 500_000
 """Distinct tokens (words, CJK runs) whose analysis a process keeps (≈ 100 bytes each); the
-memo is emptied before a document once it holds more (k8s-en has about 34,000)."""
+memo (one per thread) is emptied before a document once it holds more (k8s-en has about 34,000)."""
 
-_TOKENS = _Tokens()
+_PER_THREAD = threading.local()
+"""Holds each thread's own :class:`_Tokens` (``.tokens``): a memo shared by threads would be
+read half-updated (a token numbered before its terms are appended) and its arrays could not
+grow while another thread holds numpy views of them (``BufferError``)."""
 
 
 def _tokens() -> _Tokens:
-    """The process's token memo, emptied first when it has grown beyond its bound."""
-    global _TOKENS
-    if len(_TOKENS) > MAX_CACHED_TOKENS:
-        _TOKENS = _Tokens()
-    return _TOKENS
+    """This thread's token memo, emptied first when it has grown beyond its bound."""
+    table: _Tokens | None = getattr(_PER_THREAD, "tokens", None)
+    if table is None or len(table) > MAX_CACHED_TOKENS:
+        table = _PER_THREAD.tokens = _Tokens()
+    return table
 _SECTION_FIELDS = 4
 """title, heading path, document, body (the order of :data:`FIELD_WEIGHTS`)."""
 
@@ -223,7 +227,7 @@ def document_terms(
 ) -> tuple[list[SectionTerms], DocumentTerms]:
     """Prior, terms and impacts of every section of a document, and the document's own.
 
-    Each distinct token is analysed once per process (:class:`_Tokens`); the term counts of
+    Each distinct token is analysed once per thread (:class:`_Tokens`); the term counts of
     every field of every section, their lengths and the BM25F impacts are then computed with
     numpy for the whole document at once, with the same floating-point operations, in the same
     order, as the formula in this module's docstring (so the bytes do not depend on how they
