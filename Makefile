@@ -12,7 +12,7 @@ DEMO_QUERY ?=
 help:
 	@echo "make demo [DOCS=path]  index a docs folder, search it, print one verified section"
 	@echo "make test              create .venv with test extras, compile (mypyc); ruff, mypy --strict, the whole suite"
-	@echo "make compile           compile the extraction stage with mypyc (no-op when fresh)"
+	@echo "make compile           compile the hot stages with mypyc (no-op when fresh)"
 	@echo "make bench             benchmarks -> reports/bench.json"
 	@echo "make gate              extraction quality gate on the 20-page set"
 	@echo "make report            reports/extraction.html + .json"
@@ -22,7 +22,7 @@ help:
 # The stamp depends on pyproject.toml, so an unchanged checkout re-runs in well under a second.
 $(VENV)/.stamp-base: pyproject.toml
 	test -x $(PY) || { $(PYTHON) -m venv $(VENV) && $(PY) -m pip install -q --disable-pip-version-check -U 'pip>=25'; }
-	$(PY) -m pip install -q --disable-pip-version-check -e .
+	$(PY) -m pip install -q --disable-pip-version-check -e '.[compile]'
 	touch $@
 
 $(VENV)/.stamp-test: pyproject.toml
@@ -31,15 +31,16 @@ $(VENV)/.stamp-test: pyproject.toml
 	touch $(VENV)/.stamp-base $@
 
 venv: $(VENV)/.stamp-base
+	$(PY) scripts/compile.py
 venv-test: $(VENV)/.stamp-test
 
 # Chromium (Debian) and the oracle's npm packages, installed only when missing.
 browser:
 	@bash oracle/setup.sh
 
-# The extraction stage compiled with mypyc (docmunch/compiled.py says why and how it stays honest);
+# The hot stages compiled with mypyc (docmunch/compiled.py says which, and how it stays honest);
 # a no-op when the build is fresh, pure Python (same output) on a machine without a C compiler.
-compile: venv-test
+compile: $(VENV)/.stamp-base
 	$(PY) scripts/compile.py
 
 test: venv-test compile browser

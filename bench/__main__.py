@@ -17,6 +17,8 @@ from pathlib import Path
 
 from rich.console import Console
 
+from docmunch import compiled
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -24,7 +26,11 @@ def main(argv: list[str]) -> int:
     only = set(argv)
     fixtures = Path(os.environ.get("DOCMUNCH_FIXTURES") or ROOT.parent / "shared" / "fixtures")
     console = Console()
-    results: dict[str, object] = {"started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    results: dict[str, object] = {
+        "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "compiled": compiled.guard(),  # mypyc extensions in use ("compiled") or the sources
+    }
+    console.print(f"docmunch modules: {results['compiled']} (docmunch/compiled.py)")
     names = sorted(m.name for m in pkgutil.iter_modules([str(ROOT / "bench")]) if m.name.startswith("bench_"))
     for name in names:
         short = name.removeprefix("bench_")

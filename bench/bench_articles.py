@@ -20,7 +20,6 @@ from typing import Any
 
 from rich.table import Table
 
-from docmunch import compiled
 from oracle.articles import EXTRACTORS, load_articles, page_rows, score_all, summary_json
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,7 +46,6 @@ def run(fixtures: Path) -> dict[str, Any]:
         "wall_s": round(wall, 1),
         "summary": summary,
         "docmunch_time_vs_trafilatura": round(ours / traf, 3) if ours and traf else None,
-        "docmunch_compiled": compiled.guard(),  # "compiled" (mypyc, make compile) or "source"/"stale"
         "per_page": str(PAGES_REPORT.relative_to(ROOT)),
     }
 

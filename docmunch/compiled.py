@@ -1,11 +1,13 @@
 """Which modules run as C extensions compiled with mypyc, and the guard that keeps them honest.
 
-The extraction stage (``docmunch.extract`` and ``docmunch.detect``) is plain, fully typed
-Python; :mod:`scripts.compile` (``make compile``, run by every ``make`` target that tests or
-measures) compiles it with mypyc (the compiler mypy ships; black and mypy are built the same
-way) into extension modules next to the sources, which Python's import system prefers to the
-``.py`` files. Same code, same output (``tests/test_compiled.py`` compares both on the fixture
-pages), about 15 % less time per page. A checkout without a C compiler, or a
+The hot stages are plain, fully typed Python: charset decoding (``docmunch.fetch.charset``),
+platform detection, extraction (``docmunch.extract``), sectioning (``docmunch.section``) and
+the search analysis and ranking (``docmunch.index`` analyze, impacts, proximity, rank, …).
+``scripts/compile.py`` (``make compile``, run by every ``make`` target that tests or measures)
+compiles them with mypyc (the compiler mypy ships; black and mypy are built the same way) into
+extension modules next to the sources, which Python's import system prefers to the ``.py``
+files. Same code, same output (``tests/test_compiled.py`` compares both on real pages), less
+time: the figures are in ``docs/speed.md``. A checkout without a C compiler, or a
 ``pip install`` from source, runs the Python sources: nothing else changes.
 
 An extension built from older sources would run code that is no longer in the file a developer
@@ -58,6 +60,23 @@ MODULES: tuple[str, ...] = (
     "docmunch.extract._tabs",
     "docmunch.extract._title",
     "docmunch.extract._weights",
+    "docmunch.section",
+    "docmunch.section.dialects",
+    "docmunch.section.frontmatter",
+    "docmunch.section.html_headings",
+    "docmunch.section.model",
+    "docmunch.section.outline",
+    "docmunch.section.plain",
+    "docmunch.section.slug",
+    "docmunch.section.split",
+    "docmunch.section.templates",
+    "docmunch.index.analyze",
+    "docmunch.index.impacts",
+    "docmunch.index.text",
+    "docmunch.index.stopwords",
+    "docmunch.index.synonyms",
+    "docmunch.index.proximity",
+    "docmunch.index.rank",
 )
 """The modules compiled as one mypyc group (they call each other natively)."""
 

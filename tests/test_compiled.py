@@ -109,3 +109,39 @@ def test_compiled_and_python_extraction_are_byte_identical(fixtures_dir: Path) -
     pages += sorted((fixtures_dir / "readability-test-pages").glob("*/source.html"))[:20]
     assert len(pages) == 60
     assert _article_digest({}, pages) == _article_digest({compiled.PURE_ENV: "1"}, pages)
+
+
+def _search_digest(env: dict[str, str], corpus: Path, queries: list[str], home: Path) -> str:
+    script = (
+        "import hashlib, json, sys\n"
+        "from pathlib import Path\n"
+        "from docmunch.index import Index\n"
+        "index = Index.open(Path(sys.argv[1]))\n"
+        "index.index_path(Path(sys.argv[2]), repo='corpus', exclude=('NOTICE.md',), workers=1)\n"
+        "h, hits = hashlib.sha256(), 0\n"
+        "for query in json.loads(sys.argv[3]):\n"
+        "    for hit in index.search(query, repo='corpus', limit=10):\n"
+        "        h.update(repr((hit.id, round(hit.score, 9))).encode())\n"
+        "        hits += 1\n"
+        "    h.update(b'|')\n"
+        "print(hits, h.hexdigest())\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(home), str(corpus), json.dumps(queries)],
+        cwd=REPO,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), **env},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return result.stdout.strip()
+
+
+def test_compiled_and_python_indexing_and_search_agree(fixtures_dir: Path, tmp_path: Path) -> None:
+    rows = [json.loads(line) for line in (fixtures_dir / "queries" / "nl-questions-dev.jsonl").open()]
+    queries = [*[row["query"] for row in rows if row["corpus"] == "k8s-zh"][:20], "Pod", "kubectl drain"]
+    corpus = fixtures_dir / "corpora" / "k8s-zh" / "scheduling-eviction"
+    assert corpus.is_dir()
+    compiled_run = _search_digest({}, corpus, queries, tmp_path / "compiled")
+    assert int(compiled_run.split()[0]) > 100  # most of the 22 queries find 10 sections
+    assert compiled_run == _search_digest({compiled.PURE_ENV: "1"}, corpus, queries, tmp_path / "pure")

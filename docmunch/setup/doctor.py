@@ -81,11 +81,11 @@ def _compiled() -> Check:
         if os.environ.get(compiled.PURE_ENV) == "1":
             pure = compiled.PURE_ENV
             return Check("compiled", "info", f"{reason}, not used: {pure}=1", f"unset {pure}")
-        return Check("compiled", "ok", f"extraction: {reason}")
+        return Check("compiled", "ok", reason)
     if state == "stale":
         return Check("compiled", "warn", f"running the Python sources: {reason}", "`make compile`")
     return Check(
-        "compiled", "info", f"{reason}: same output, about 15 % slower extraction",
+        "compiled", "info", f"{reason}: same output, slower (docs/speed.md)",
         "optional: `make compile` in a source checkout with a C compiler",
     )  # fmt: skip
 
