@@ -81,6 +81,19 @@ def test_a_stale_extension_is_bypassed_for_the_whole_group(tmp_path: Path) -> No
     assert _origin(root, "docmunch.extract._title").endswith(".py")
 
 
+def _python(script: str, args: list[str], env: dict[str, str]) -> str:
+    """Run ``script`` in a fresh interpreter on the repo's code; its stdout, stripped."""
+    result = subprocess.run(
+        [sys.executable, "-c", script, *args],
+        cwd=REPO,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), **env},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return result.stdout.strip()
+
+
 def _article_digest(env: dict[str, str], pages: list[Path]) -> str:
     script = (
         "import hashlib, sys\n"
@@ -93,15 +106,7 @@ def _article_digest(env: dict[str, str], pages: list[Path]) -> str:
         "        h.update(repr(v).encode())\n"
         "print(h.hexdigest())\n"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", script, *map(str, pages)],
-        cwd=REPO,
-        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), **env},
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return result.stdout.strip()
+    return _python(script, [str(page) for page in pages], env)
 
 
 def test_compiled_and_python_extraction_are_byte_identical(fixtures_dir: Path) -> None:
@@ -126,15 +131,7 @@ def _search_digest(env: dict[str, str], corpus: Path, queries: list[str], home: 
         "    h.update(b'|')\n"
         "print(hits, h.hexdigest())\n"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", script, str(home), str(corpus), json.dumps(queries)],
-        cwd=REPO,
-        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO), **env},
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return result.stdout.strip()
+    return _python(script, [str(home), str(corpus), json.dumps(queries)], env)
 
 
 def test_compiled_and_python_indexing_and_search_agree(fixtures_dir: Path, tmp_path: Path) -> None:
