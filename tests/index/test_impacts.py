@@ -4,6 +4,7 @@ impacts gives the bytes of the BM25F formula computed term by term."""
 from __future__ import annotations
 
 import re
+import threading
 from collections import Counter
 
 from hypothesis import given, settings
@@ -115,3 +116,33 @@ def test_random_documents_follow_the_formula(document: str, parts: list[tuple[st
     # heading paths are ancestor titles, so their words are always among the titles
     sections = [SectionText("A 调度", "", "", False)] + [SectionText(*p) for p in parts]
     assert _named(document, sections) == _reference(document, sections)
+
+
+def test_threads_analysing_documents_at_once_get_the_formulas_terms() -> None:
+    # The token memo is per thread: shared, one thread's numpy views of its arrays made the
+    # other's append fail (BufferError) half-way through a term, and every later document of
+    # the process failed with an IndexError.
+    def document(k: int, i: int) -> tuple[str, list[SectionText]]:
+        words = " ".join(f"word{k}x{i}x{j} 调度{k}" for j in range(40))
+        return f"Doc {k} {i}", [SectionText(f"Title {k} {i}", "", words, True)]
+
+    results: dict[tuple[int, int], bool] = {}
+    errors: list[BaseException] = []
+
+    def work(k: int) -> None:
+        try:
+            for i in range(60):
+                name, sections = document(k, i)
+                results[k, i] = _named(name, sections) == _reference(name, sections)
+        except BaseException as err:  # reported by the assertion below
+            errors.append(err)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
+    assert len(results) == 240 and all(results.values())
+    name, sections = document(9, 0)  # the calling thread's memo still works afterwards
+    assert _named(name, sections) == _reference(name, sections)
