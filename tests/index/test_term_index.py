@@ -132,18 +132,23 @@ def test_two_writers_keep_every_term(tmp_path: Path) -> None:
     a, b = Index.open(home), Index.open(home)
     from docmunch.formats.base import Rendition
 
+    errors: list[BaseException] = []
+
     def write(index: Index, prefix: str) -> None:
-        for i in range(12):
-            text = f"# {prefix} page {i}\n\nUnique{prefix}{i} words about {prefix}topic.\n".encode()
-            index.put_document(
-                "r", f"{prefix}/{i}.md", Rendition(text, "markdown"), source_hash=f"{i:064d}", source="test"
-            )
+        try:
+            for i in range(12):
+                text = f"# {prefix} page {i}\n\nUnique{prefix}{i} words about {prefix}topic.\n".encode()
+                rendition = Rendition(text, "markdown")
+                index.put_document("r", f"{prefix}/{i}.md", rendition, source_hash=f"{i:064d}", source="test")
+        except BaseException as exc:  # a thread's exception is otherwise only a warning
+            errors.append(exc)
 
     threads = [threading.Thread(target=write, args=(ix, p)) for ix, p in ((a, "alpha"), (b, "beta"))]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
+    assert errors == []
     for prefix in ("alpha", "beta"):
         for i in range(12):
             hits = a.search(f"unique{prefix}{i}", repo="r")
