@@ -172,6 +172,20 @@ def _set_text(element: lxml.html.HtmlElement, last: lxml.html.HtmlElement | None
         _set_text(element, last, _clean_text(text))
 
 
+def _put_run(parent: lxml.html.HtmlElement, last: lxml.html.HtmlElement | None, run: list[str]) -> None:
+    """Set a run of text nodes, joined, as ``last``'s tail or (``last`` is ``None``) ``parent``'s
+    text. The copy fills each slot once, on a new element, so nothing is appended; characters
+    XML forbids are removed only when lxml refuses the text."""
+    text = run[0] if len(run) == 1 else "".join(run)
+    try:
+        if last is None:
+            parent.text = text
+        else:
+            last.tail = text
+    except ValueError:
+        _set_text(parent, last, _clean_text(text))
+
+
 def _from_lexbor(html: str) -> lxml.html.HtmlElement:
     """Copy lexbor's tree into lxml in document order, clamping depth at :data:`MAX_TREE_DEPTH`.
 
@@ -227,14 +241,7 @@ def _from_lexbor(html: str) -> lxml.html.HtmlElement:
                     child = child.next
                 continue
             if run:  # the text before this element: after ``last``, or the parent's own text
-                text = run[0] if len(run) == 1 else "".join(run)
-                try:  # inlined _set_text: each text/tail is set once, on a new element (None)
-                    if last is None:
-                        parent.text = text
-                    else:
-                        last.tail = text
-                except ValueError:
-                    _set_text(parent, last, _clean_text(text))
+                _put_run(parent, last, run)
                 run = None
             attributes = child.attributes
             name = names.get(tag) or _tag_name(tag)
@@ -258,14 +265,7 @@ def _from_lexbor(html: str) -> lxml.html.HtmlElement:
                 continue
             child = child.next
         if run:
-            text = run[0] if len(run) == 1 else "".join(run)
-            try:
-                if last is None:
-                    parent.text = text
-                else:
-                    last.tail = text
-            except ValueError:
-                _set_text(parent, last, _clean_text(text))
+            _put_run(parent, last, run)
         frame[1] = last
     for element, _last, _depth, texts in flat:
         if texts:
