@@ -1,4 +1,4 @@
-"""Compile docmunch's extraction stage with mypyc, in place (``make compile``).
+"""Compile docmunch's hot stages with mypyc, in place (``make compile``).
 
 Usage: ``python scripts/compile.py [--force | --clean]``. Does nothing when the extensions are
 already fresh (:func:`docmunch.compiled.status`; ``--force`` rebuilds anyway). Else builds the modules of
@@ -15,6 +15,7 @@ Build files go to ``build/mypyc`` (ignored by git).
 from __future__ import annotations
 
 import argparse
+import importlib.machinery
 import json
 import os
 import shutil
@@ -32,7 +33,7 @@ GROUP = "docmunch.native"
 
 
 def _artifacts() -> list[Path]:
-    suffixes = tuple(__import__("importlib.machinery").machinery.EXTENSION_SUFFIXES)
+    suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
     found = [path for path in compiled.PACKAGE_DIR.rglob("*") if path.name.endswith(suffixes)]
     return [path for path in found if path.is_file()]
 
@@ -49,8 +50,9 @@ def clean() -> int:
 
 
 def _compiler() -> str | None:
-    name = (sysconfig.get_config_var("CC") or "cc").split()[0]
-    return shutil.which(os.environ.get("CC", name).split()[0]) or shutil.which("cc")
+    """The C compiler setuptools will call (``$CC``, else the one Python was built with), if found."""
+    command = os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
+    return shutil.which(command.split()[0])
 
 
 def build() -> None:

@@ -9,6 +9,7 @@ compiled and the Python extraction give byte-identical articles on real pages.
 from __future__ import annotations
 
 import hashlib
+import importlib.machinery
 import json
 import shutil
 import subprocess
@@ -62,7 +63,7 @@ def _source(package: Path, module: str) -> Path:
 def test_a_stale_extension_is_bypassed_for_the_whole_group(tmp_path: Path) -> None:
     root = _copy_package(tmp_path)
     package = root / "docmunch"
-    suffix = __import__("importlib.machinery").machinery.EXTENSION_SUFFIXES[0]
+    suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
     for module in compiled.MODULES:  # an extension that cannot load: importing it would fail loudly
         source = _source(package, module)
         stem = "__init__" if source.name == "__init__.py" else source.stem
