@@ -1,7 +1,7 @@
 """One document on its way into the store: sectioned, rows built, bytes in the raw cache.
 
-:func:`prepare_document` does all the CPU work of indexing a document (sectioning, FTS text,
-hash checks) and writes its bytes to the raw cache; it touches no database, so it also runs
+:func:`prepare_document` does all the CPU work of indexing a document (sectioning, search
+terms, hash checks) and writes its bytes to the raw cache; it touches no database, so it also runs
 in worker processes (:mod:`docmunch.index.prepare`). :meth:`Store.commit_documents
 <docmunch.index.store.Store.commit_documents>` then makes prepared documents visible.
 """
@@ -19,7 +19,6 @@ from docmunch.errors import IndexStoreError
 from docmunch.formats.base import Rendition
 from docmunch.index.impacts import DocumentTerms, SectionTerms, SectionText, document_terms
 from docmunch.index.rawcache import RawCache
-from docmunch.index.text import fts_text
 from docmunch.section import ParsedDocument, Section, split_at_headings, split_markdown, split_text
 
 __all__ = [
@@ -56,7 +55,6 @@ class PreparedDoc:
     """title, source_kind, source_ref, source_hash, raw_hash, bytes, meta (JSON text)."""
     raw_hash: str
     section_rows: list[tuple[Any, ...]]
-    fts_rows: list[tuple[str, str, str, str]]
     block_rows: list[tuple[Any, ...]]
     term_rows: list[SectionTerms]
     """Per section (same order as ``section_rows``): prior and (term, impact) list."""
@@ -110,7 +108,6 @@ def prepare_document(
         ),
         raw_hash=raw_hash,
         section_rows=derived.rows,
-        fts_rows=derived.fts,
         block_rows=block_rows,
         term_rows=derived.terms,
         doc_terms=derived.doc_terms,
@@ -130,8 +127,6 @@ class SectionRows(NamedTuple):
 
     rows: list[tuple[Any, ...]]
     """``sections`` table rows without id, doc_id and ord."""
-    fts: list[tuple[str, str, str, str]]
-    """FTS table rows without rowid (title, heading path, summary, body)."""
     terms: list[SectionTerms]
     """Per section: prior and (term, impact) list."""
     doc_terms: DocumentTerms
@@ -146,10 +141,10 @@ def section_rows(
     title: str,
     doc_path: str,
 ) -> SectionRows:
-    """Rows for the ``sections`` table, the FTS table and the term index of one document.
+    """Rows for the ``sections`` table and the term index of one document.
 
-    The one place the search data of a section is derived (``title_fold``, heading path, FTS
-    text, weighted terms of the sections and of the document): the indexer calls it for every
+    The one place the search data of a section is derived (``title_fold``, heading path,
+    weighted terms of the sections and of the document): the indexer calls it for every
     new document, a pack import for every packed one and a schema migration for every stored
     one, so a change to tokenisation or weighting reaches all three.
 
@@ -166,7 +161,6 @@ def section_rows(
     titles = {s.id: s.title for s in sections}
     parents = {s.id: s.parent_id for s in sections}
     rows: list[tuple[Any, ...]] = []
-    fts: list[tuple[str, str, str, str]] = []
     texts: list[SectionText] = []
     for s, locator in zip(sections, locators, strict=True):
         chain: list[str] = []
@@ -197,10 +191,9 @@ def section_rows(
             )
         )
         body = data[s.byte_start : s.byte_end].decode("utf-8", errors="replace")
-        fts.append((fts_text(s.title), fts_text(heading_path), fts_text(s.summary), fts_text(body)))
         own = body.split("\n", 1)[1] if s.level > 0 and "\n" in body else ("" if s.level > 0 else body)
         texts.append(SectionText(s.title, heading_path, own, page_title=s.level <= 1 and s.title == title))
     if not texts:
-        return SectionRows(rows, fts, [], ([], b""))
+        return SectionRows(rows, [], ([], b""))
     term_rows, doc_terms = document_terms(document_text(title, doc_path), texts)
-    return SectionRows(rows, fts, term_rows, doc_terms)
+    return SectionRows(rows, term_rows, doc_terms)

@@ -55,9 +55,10 @@ from docmunch.section import Section
 
 __all__ = ["READABLE_SCHEMAS", "import_pack", "read_manifest"]
 
-READABLE_SCHEMAS = frozenset({2, SCHEMA_VERSION})
-"""Index schemas whose packed tables (docs, sections, blocks) this code reads: schema 3 only
-changed the term index, which packs do not carry (it is derived again on import)."""
+READABLE_SCHEMAS = frozenset({2, 3, SCHEMA_VERSION})
+"""Index schemas whose packed tables (docs, sections, blocks) this code reads: schemas 3 and 4
+only changed the term index and the FTS table, which packs do not carry (the term index is
+derived again on import)."""
 
 _HEADER = b"SQLite format 3\x00"
 
@@ -310,7 +311,6 @@ def _doc(
         values=(title, source_kind, source_ref, source_hash, raw_hash, size, meta),
         raw_hash=raw_hash,
         section_rows=derived.rows,
-        fts_rows=derived.fts,
         block_rows=[tuple(b) for b in block_list],
         term_rows=derived.terms,
         doc_terms=derived.doc_terms,

@@ -20,11 +20,15 @@ Schema history (``PRAGMA user_version``): 1 — the first release; 2 — version
 ``postings``, ``section_terms``, ``repo_stats``); 3 — the term index keeps each term's
 postings as blobs in segments (``postings(id, term_id, sections, docs)``, sections and
 documents, :mod:`docmunch.index.postings`) instead of one row per posting, with
-document-level impacts and new section priors.
+document-level impacts and new section priors; 4 — ``sections_fts`` (the legacy ranking's
+table) holds only the repos listed in ``fts_repos``, filled on their first legacy search
+(:mod:`docmunch.index.fts`); indexing no longer writes it for the others.
 
 Older indexes are migrated in place, in one transaction, with a line on stderr: schema 1
-gains the version columns, and for schemas 1 and 2 the term index is rebuilt from the stored
-sections and raw bytes by the caller's ``rebuild`` step (:mod:`docmunch.index.rebuild`).
+gains the version columns, for schemas 1 and 2 the term index is rebuilt from the stored
+sections and raw bytes by the caller's ``rebuild`` step (:mod:`docmunch.index.rebuild`), and
+every repo of schemas 1–3 is listed in ``fts_repos`` (those schemas wrote every section to
+``sections_fts``, so their rows are complete and stay).
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ from docmunch.index.versions import split_name
 
 __all__ = ["BUSY_TIMEOUT_MS", "CACHE_KIB", "MIGRATABLE_SCHEMAS", "SCHEMA_VERSION", "connect", "ensure_schema"]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """Bumped whenever the tables below change incompatibly (stored in ``PRAGMA user_version``)."""
 
 CACHE_KIB = 65_536
@@ -118,6 +122,9 @@ CREATE INDEX sections_title ON sections(title_fold);
 CREATE VIRTUAL TABLE sections_fts USING fts5(
     title, heading_path, summary, body, scope,
     tokenize = 'porter unicode61 remove_diacritics 2'
+);
+CREATE TABLE fts_repos (
+    repo_id  INTEGER PRIMARY KEY
 );
 """
 
@@ -283,24 +290,48 @@ def _migrate(conn: sqlite3.Connection, db_path: Path, version: int, rebuild: Reb
     """Bring schema ``version`` to :data:`SCHEMA_VERSION` inside the caller's transaction."""
     started = time.perf_counter()
     sections = conn.execute("SELECT count(*) FROM sections").fetchone()[0]
+    terms = version in _TERM_REBUILDS
     sys.stderr.write(
         f"docmunch: upgrading the index at {db_path} from schema {version} to {SCHEMA_VERSION}"
-        f"{_CHANGES.get(version, '')}: rebuilding the search terms of {sections} sections…\n"
+        f"{_CHANGES.get(version, '')}"
+        + (f": rebuilding the search terms of {sections} sections…\n" if terms else "…\n")
     )
     sys.stderr.flush()
     _MIGRATIONS[version](conn)
-    _drop_term_index(conn)  # whatever an older layout left, the term index is rebuilt whole
-    _run(conn, _TERM_DDL)
-    summary = rebuild(conn)
+    summary = ""
+    if terms:
+        _drop_term_index(conn)  # whatever an older layout left, the term index is rebuilt whole
+        _run(conn, _TERM_DDL)
+        summary = rebuild(conn)
+    _list_fts_repos(conn)
     sys.stderr.write(
         f"docmunch: index upgraded to schema {SCHEMA_VERSION} in {time.perf_counter() - started:.1f} s"
         f"{'; ' + summary if summary else ''}\n"
     )
 
 
-_MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _migrate_1_to_2, 2: _drop_term_index}
-"""Schema version → its own step towards :data:`SCHEMA_VERSION` (then the term index is
-created and rebuilt; all in one transaction)."""
+def _list_fts_repos(conn: sqlite3.Connection) -> None:
+    """The last step from schemas 1–3: list every repo in ``fts_repos`` (those schemas wrote
+    every section to ``sections_fts``)."""
+    conn.execute("CREATE TABLE IF NOT EXISTS fts_repos (repo_id INTEGER PRIMARY KEY)")
+    conn.execute("INSERT OR IGNORE INTO fts_repos(repo_id) SELECT id FROM repos")
+
+
+def _no_step(conn: sqlite3.Connection) -> None:
+    """Schema 3 has nothing of its own to change (only :func:`_list_fts_repos`)."""
+
+
+_MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
+    1: _migrate_1_to_2,
+    2: _drop_term_index,
+    3: _no_step,
+}
+"""Schema version → its own step towards :data:`SCHEMA_VERSION` (then, for
+:data:`_TERM_REBUILDS`, the term index is created and rebuilt, and the FTS repos are listed;
+all in one transaction)."""
+
+_TERM_REBUILDS = frozenset({1, 2})
+"""Schemas whose term index is rebuilt by the migration (schema 3's is already current)."""
 
 MIGRATABLE_SCHEMAS = frozenset(_MIGRATIONS)
 """Older schemas an index is upgraded from in place (the rest are refused)."""
@@ -308,6 +339,7 @@ MIGRATABLE_SCHEMAS = frozenset(_MIGRATIONS)
 _CHANGES = {
     1: " (versioned repos, question search)",
     2: " (question search with document evidence, compact postings)",
+    3: " (the legacy ranking's full-text table filled on its first use)",
 }
 """What an older schema lacks, named in the migration and the gate's messages."""
 

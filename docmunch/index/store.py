@@ -24,7 +24,7 @@ import platformdirs
 
 from docmunch.errors import IndexStoreError, RepoExists
 from docmunch.formats.base import Rendition
-from docmunch.index import versions
+from docmunch.index import fts, versions
 from docmunch.index.document import PreparedDoc, prepare_document
 from docmunch.index.postings import TermCache, TermWriter, compact, delete_section_terms
 from docmunch.index.rawcache import RawCache
@@ -270,7 +270,7 @@ class Store:
                 for doc in docs:
                     if not self.raw.path_for(doc.raw_hash).is_file():
                         self.raw.put(doc.data, sync=True)
-                    _write_doc(conn, repo_id, doc, terms)
+                    _write_doc(conn, repo_id, doc, terms, legacy=False)  # a new repo: not filled
                 terms.flush()
         except BaseException as exc:
             with contextlib.suppress(Exception):  # the cache files this failed load wrote
@@ -329,10 +329,11 @@ class Store:
             with self.write() as conn:
                 repo_id = self._upsert_repo(conn, repo, source)
                 terms = TermWriter(conn, self._terms)
+                legacy = fts.filled(conn, repo_id)
                 for doc in docs:
                     if not self.raw.path_for(doc.raw_hash).is_file():
                         self.raw.put(doc.data, sync=True)  # removed by a concurrent clean-up
-                    replaced.extend(_write_doc(conn, repo_id, doc, terms))
+                    replaced.extend(_write_doc(conn, repo_id, doc, terms, legacy=legacy))
                 terms.flush()
         except sqlite3.IntegrityError:
             if len(docs) == 1:
@@ -379,11 +380,28 @@ class Store:
         )
         conn.execute("DELETE FROM terms WHERE repo_id = ?", (repo_id,))
         conn.execute("DELETE FROM repo_stats WHERE repo_id = ?", (repo_id,))
+        conn.execute("DELETE FROM fts_repos WHERE repo_id = ?", (repo_id,))
         self._terms.clear()
         for doc_id, _ in docs:
             _delete_doc_rows(conn, int(doc_id), keep_doc=False, terms=False)
         conn.execute("DELETE FROM repos WHERE id = ?", (repo_id,))
         return [str(h) for _, h in docs]
+
+    def fill_fts(self, repo_ids: Sequence[int]) -> list[str]:
+        """Fill the legacy ranking's FTS table for the repos of ``repo_ids`` not yet in it
+        (:mod:`docmunch.index.fts`; one write transaction, none when all are filled).
+
+        Returns:
+            ``repo::doc_path`` of documents whose stored bytes could not be read (no rows).
+
+        Raises:
+            IndexStoreError: the database cannot be written.
+        """
+        missing = [r for r in repo_ids if not fts.filled(self.conn, r)]
+        if not missing:
+            return []
+        with self.write() as conn:
+            return fts.fill_repos(conn, self.raw, missing)
 
     def compact_terms(self, repo: str) -> int:
         """Merge the postings segments of a repo's terms (after an indexing run); returns how many
@@ -451,8 +469,12 @@ class Store:
                     self.raw.discard(digest)
 
 
-def _write_doc(conn: sqlite3.Connection, repo_id: int, doc: PreparedDoc, terms: TermWriter) -> list[str]:
-    """Insert or replace one prepared document; returns the raw hash it replaced (if any)."""
+def _write_doc(
+    conn: sqlite3.Connection, repo_id: int, doc: PreparedDoc, terms: TermWriter, *, legacy: bool
+) -> list[str]:
+    """Insert or replace one prepared document (its legacy FTS rows too when ``legacy``: the
+    repo's FTS table is filled, :mod:`docmunch.index.fts`); returns the raw hash it replaced
+    (if any)."""
     old = conn.execute(
         "SELECT id, raw_hash FROM docs WHERE repo_id = ? AND doc_path = ?", (repo_id, doc.doc_path)
     ).fetchone()
@@ -480,11 +502,9 @@ def _write_doc(conn: sqlite3.Connection, repo_id: int, doc: PreparedDoc, terms: 
         "locator) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [(first + i, doc_id, i, *row) for i, row in enumerate(doc.section_rows)],
     )
-    conn.executemany(
-        "INSERT INTO sections_fts(rowid, title, heading_path, summary, body, scope) "
-        "VALUES (?, ?, ?, ?, ?, ?)",
-        [(first + i, *row, f"r{repo_id}") for i, row in enumerate(doc.fts_rows)],
-    )
+    if legacy:
+        sections = [(r[0], r[1], r[4], r[10], r[6], r[7]) for r in doc.section_rows]
+        fts.add_rows(conn, repo_id, first, doc.data, sections)
     terms.add(repo_id, doc_id, first, doc.term_rows, doc.doc_terms)
     conn.executemany(
         "INSERT INTO blocks(doc_id, ord, md_start, md_end, kind, text, positions) "

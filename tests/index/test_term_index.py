@@ -35,7 +35,7 @@ def _hits(index: Index) -> dict[str, list[tuple[str, float]]]:
 def _to_schema_2(db: Path) -> None:
     """Replace the term index by schema 2's tables holding one stale row, as that release left it."""
     conn = sqlite3.connect(db)
-    for table in ("terms", "postings", "section_terms", "repo_stats"):
+    for table in ("terms", "postings", "section_terms", "repo_stats", "fts_repos"):
         conn.execute(f"DROP TABLE {table}")
     conn.executescript(_SCHEMA_2_TERMS)
     conn.execute("INSERT INTO terms(repo_id, term, df) VALUES (1, 'stale', 1)")  # schema 2 had df
@@ -66,13 +66,15 @@ def test_schema_2_index_is_migrated_with_a_message(
     with Index.open(home) as index:
         index.index_path(HERE / "search-corpus", repo="spec")
         before = _hits(index)
-    assert all(before[q] for q in QUERIES)
+        legacy = [h.id for h in index.search("threads", repo="spec", ranking="legacy")]  # schema 2 had them
+    assert all(before[q] for q in QUERIES) and legacy
     _to_schema_2(home / "index.sqlite3")
     capsys.readouterr()
     with Index.open(home) as index:
         err = capsys.readouterr().err
         assert f"from schema 2 to {SCHEMA_VERSION}" in err and "index upgraded" in err
         assert _hits(index) == before
+        assert [h.id for h in index.search("threads", repo="spec", ranking="legacy")] == legacy
     conn = sqlite3.connect(home / "index.sqlite3")
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     assert conn.execute("SELECT count(*) FROM terms WHERE term = 'stale'").fetchone()[0] == 0

@@ -309,11 +309,13 @@ def test_a_failure_while_loading_leaves_nothing_behind(
     real = store_module._write_doc
     calls = {"n": 0}
 
-    def failing(conn: sqlite3.Connection, repo_id: int, doc: object, terms: object) -> list[str]:
+    def failing(
+        conn: sqlite3.Connection, repo_id: int, doc: object, terms: object, *, legacy: bool
+    ) -> list[str]:
         calls["n"] += 1
         if calls["n"] == 3:
             raise sqlite3.OperationalError("disk I/O error (injected)")
-        return real(conn, repo_id, doc, terms)  # type: ignore[arg-type]
+        return real(conn, repo_id, doc, terms, legacy=legacy)  # type: ignore[arg-type]
 
     monkeypatch.setattr(store_module, "_write_doc", failing)
     home = tmp_path / "home"

@@ -19,7 +19,7 @@ def _downgrade_to_schema_1(db: Path) -> None:
     """Turn a current database into exactly the schema-1 layout (repos without the version
     columns, no term index)."""
     conn = sqlite3.connect(db)
-    for table in ("terms", "section_terms", "repo_stats"):
+    for table in ("terms", "section_terms", "repo_stats", "fts_repos"):
         conn.execute(f"DROP TABLE {table}")
     conn.execute("DROP INDEX repos_base")
     for column in ("base", "version", "ref", "commit_sha", "pinned"):
@@ -45,7 +45,9 @@ def test_schema_1_index_is_migrated_in_place(
         before = {s.id for s in index.toc("rust-book")}
         queries = ("ownership rules", "how do I share data between threads?", "Rc<T>")
         hits_before = {q: [(h.id, h.score) for h in index.search(q, repo="rust-book")] for q in queries}
-        assert all(hits_before.values())
+        index.search("ownership", ranking="legacy")  # schema 1 had the rows of every repo
+        legacy = [(h.id, h.score) for h in index.search("ownership", repo="rust-book", ranking="legacy")]
+        assert all(hits_before.values()) and legacy
     _downgrade_to_schema_1(home / "index.sqlite3")
     conn = sqlite3.connect(home / "index.sqlite3")
     conn.execute("UPDATE repos SET name = 'odd@not a version' WHERE name = 'oddname'")
@@ -64,6 +66,8 @@ def test_schema_1_index_is_migrated_in_place(
         # The term index is rebuilt from the stored rows and bytes: the same hits, same scores.
         for q in queries:
             assert [(h.id, h.score) for h in index.search(q, repo="rust-book")] == hits_before[q]
+        after = index.search("ownership", repo="rust-book", ranking="legacy")
+        assert [(h.id, h.score) for h in after] == legacy
         assert index.search("Gh", repo="gh")[0].title == "Gh"
         assert (infos["rust-book"].name, infos["rust-book"].version) == ("rust-book", None)
         assert (infos["old@1.2"].name, infos["old@1.2"].version) == ("old", "1.2")
