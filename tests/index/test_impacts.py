@@ -1,5 +1,6 @@
-"""Index-time analysis: tokens analysed once give the same terms, and the numpy computation of
-impacts gives the bytes of the BM25F formula computed term by term."""
+"""Index-time analysis: tokens analysed once give the same terms, and the impacts of a document
+(each distinct token counted once per piece of text) are the bytes of the BM25F formula computed
+term by term."""
 
 from __future__ import annotations
 
