@@ -130,7 +130,17 @@ def content_prior(body: str) -> float:
 
 def _prior(text: str) -> float:
     """:func:`content_prior` of a body whose HTML comments are already blanked (blanking them
-    again changes nothing: the space that replaces one cannot complete another)."""
+    again changes nothing: the space that replaces one cannot complete another).
+
+    Every shortcode, link and reference-definition match begins and ends at a non-word
+    character (or a line end), so removing one removes whole words and never splits or joins
+    one: a text of fewer words than :data:`MIN_CONTENT_WORDS` is non-content as it stands, and
+    one with no ``{{`` or ``[`` before the end of its first that many words keeps them all."""
+    end = _words_end(text)
+    if end < 0:
+        return NON_CONTENT_PRIOR
+    if "{{" not in text[:end] and "[" not in text[:end]:
+        return 1.0
     if "{{" in text:
         text = _SHORTCODE.sub(" ", text)
     if "[" in text:
@@ -167,6 +177,14 @@ def _tokens() -> dict[str, Analysis]:
     if table is None or len(table) > MAX_CACHED_TOKENS:
         table = _PER_THREAD.tokens = {}
     return table
+
+
+def _words_end(text: str) -> int:
+    """The end of the :data:`MIN_CONTENT_WORDS`-th word of ``text`` (-1 when it has fewer)."""
+    for count, match in enumerate(_WORDS.finditer(text), start=1):
+        if count >= MIN_CONTENT_WORDS:
+            return match.end()
+    return -1
 
 
 class _Piece:
