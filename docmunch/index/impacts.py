@@ -26,14 +26,14 @@ page's own title. The numbers behind every constant are in ``docs/search.md``.
 
 from __future__ import annotations
 
+import math
 import re
+import sys
 import threading
 from array import array
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import numpy as np
-import numpy.typing as npt
 
 from docmunch.index.analyze import CHAR_PREFIX, token_terms, tokens
 
@@ -98,8 +98,6 @@ _SHORTCODE = re.compile(r"\{\{[<%].*?[%>]\}\}", re.S)
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _REF_LINK = re.compile(r"^\s*\[[^\]]+\]:\s*\S+.*$", re.M)
 _WORDS = re.compile(r"\w+")
-Ints = npt.NDArray[np.int64]
-Floats = npt.NDArray[np.float64]
 
 TermImpacts = tuple[list[str], bytes]
 """``([term, …], impacts)``: distinct terms and one impact byte (1 … 255) each, same order."""
@@ -132,7 +130,17 @@ def content_prior(body: str) -> float:
 
 def _prior(text: str) -> float:
     """:func:`content_prior` of a body whose HTML comments are already blanked (blanking them
-    again changes nothing: the space that replaces one cannot complete another)."""
+    again changes nothing: the space that replaces one cannot complete another).
+
+    Every shortcode, link and reference-definition match begins and ends at a non-word
+    character (or a line end), so removing one removes whole words and never splits or joins
+    one: a text of fewer words than :data:`MIN_CONTENT_WORDS` is non-content as it stands, and
+    one with no ``{{`` or ``[`` before the end of its first that many words keeps them all."""
+    end = _words_end(text)
+    if end < 0:
+        return NON_CONTENT_PRIOR
+    if "{{" not in text[:end] and "[" not in text[:end]:
+        return 1.0
     if "{{" in text:
         text = _SHORTCODE.sub(" ", text)
     if "[" in text:
@@ -144,38 +152,14 @@ def _prior(text: str) -> float:
     return NON_CONTENT_PRIOR
 
 
-class _Tokens(dict[str, int]):
-    """Every distinct token this thread has analysed, numbered (``{token: number}``), with its
-    terms, numbered too.
+Analysis = tuple[tuple[str, ...], int]
+"""The terms of one token (:func:`~docmunch.index.analyze.token_terms`) and how many of them
+count in a field's length (all but CJK character terms)."""
 
-    A token is analysed once (:func:`~docmunch.index.analyze.token_terms`, on its first lookup),
-    and a document's tokens become arrays of numbers, so :func:`document_terms` counts and
-    weighs terms with numpy instead of a Python loop per section and term. ``term_start[k] …
-    term_start[k + 1]`` indexes the terms of token ``k`` in ``term_ids``. Cleared (by
-    :func:`_tokens`) when it holds more than :data:`MAX_CACHED_TOKENS` tokens.
-    """
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.term_index: dict[str, int] = {}
-        self.terms: list[str] = []
-        self.term_start = array("q", [0])
-        self.term_ids = array("q")
-        self.is_char = array("b")
-        """Per term: 1 for a CJK character term (not counted in a field's length)."""
-
-    def __missing__(self, token: str) -> int:
-        index = self.term_index
-        for term in token_terms(token):
-            tid = index.get(term)
-            if tid is None:
-                tid = index[term] = len(self.terms)
-                self.terms.append(term)
-                self.is_char.append(term[0] == CHAR_PREFIX)
-            self.term_ids.append(tid)
-        number = self[token] = len(self)
-        self.term_start.append(len(self.term_ids))
-        return number
+def _analysis(token: str) -> Analysis:
+    found = token_terms(token)
+    return found, sum(1 for term in found if term[0] != CHAR_PREFIX)
 
 
 MAX_CACHED_TOKENS = 500_000
@@ -183,43 +167,94 @@ MAX_CACHED_TOKENS = 500_000
 memo (one per thread) is emptied before a document once it holds more (k8s-en has about 34,000)."""
 
 _PER_THREAD = threading.local()
-"""Holds each thread's own :class:`_Tokens` (``.tokens``): a memo shared by threads would be
-read half-updated (a token numbered before its terms are appended) and its arrays could not
-grow while another thread holds numpy views of them (``BufferError``)."""
+"""Holds each thread's own token memo (``.tokens``: ``{token: Analysis}``), so that no thread
+reads an entry another is writing."""
 
 
-def _tokens() -> _Tokens:
+def _tokens() -> dict[str, Analysis]:
     """This thread's token memo, emptied first when it has grown beyond its bound."""
-    table: _Tokens | None = getattr(_PER_THREAD, "tokens", None)
+    table: dict[str, Analysis] | None = getattr(_PER_THREAD, "tokens", None)
     if table is None or len(table) > MAX_CACHED_TOKENS:
-        table = _PER_THREAD.tokens = _Tokens()
+        table = _PER_THREAD.tokens = {}
     return table
-_SECTION_FIELDS = 4
-"""title, heading path, document, body (the order of :data:`FIELD_WEIGHTS`)."""
 
 
-def _ranges(starts: Ints, ends: Ints) -> Ints:
-    """The concatenation of ``arange(starts[i], ends[i])`` over ``i``."""
-    lengths = ends - starts
-    total = int(lengths.sum())
-    if not total:
-        return np.empty(0, np.int64)
-    shift = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
-    return shift + np.arange(total, dtype=np.int64)
+def _words_end(text: str) -> int:
+    """The end of the :data:`MIN_CONTENT_WORDS`-th word of ``text`` (-1 when it has fewer)."""
+    for count, match in enumerate(_WORDS.finditer(text), start=1):
+        if count >= MIN_CONTENT_WORDS:
+            return match.end()
+    return -1
 
 
-def _quantised(tf: Floats, k1: float) -> bytes:
-    """Impact bytes ``max(1, round(IMPACT_LEVELS · tf / (k1 + tf)))`` (halves up) of ``tf``."""
-    levels = np.floor(IMPACT_LEVELS * tf / (k1 + tf) + 0.5)
-    return np.maximum(levels, 1).astype(np.uint8).tobytes()
+class _Piece:
+    """The term counts of one piece of text (a title, a body, the document field, a heading
+    path), with the document's vocabulary they index into."""
+
+    __slots__ = ("counts", "length")
+
+    def __init__(self, counts: dict[int, int], length: int) -> None:
+        self.counts = counts
+        """``{vocabulary index: occurrences}`` in order of first appearance in the piece."""
+        self.length = length
+        """The piece's length in terms (character terms not counted)."""
 
 
-def _norms(lengths: Ints, weights: Sequence[float], b: Sequence[float], avg: Sequence[float]) -> Floats:
-    """BM25F field factors ``W / (1 − B + B · len / AVG)`` of fields laid out field-fastest."""
-    n = len(weights)
-    w, bb, a = (np.tile(np.asarray(v, np.float64), lengths.size // n) for v in (weights, b, avg))
-    out: Floats = w / (1 - bb + bb * lengths / a)
-    return out
+def _piece(text: str, memo: dict[str, Analysis], local: dict[str, int], vocabulary: list[str]) -> _Piece:
+    """Count the terms of ``text``, adding its new terms to ``vocabulary`` (and ``local``, the
+    index of each term in it) in order of first appearance.
+
+    Each distinct token is counted once and its terms weighted by its count: a term's first
+    appearance is always within the first occurrence of a token holding it, so iterating the
+    distinct tokens in order of first appearance numbers the terms in the same order as
+    iterating every occurrence.
+    """
+    counts: dict[int, int] = {}
+    length = 0
+    for token, k in Counter(tokens(text)).items():
+        found = memo.get(token)
+        if found is None:
+            found = memo[token] = _analysis(token)
+        names, counted = found
+        length += counted * k
+        for term in names:
+            at = local.get(term)
+            if at is None:
+                at = local[term] = len(vocabulary)
+                vocabulary.append(term)
+            counts[at] = counts.get(at, 0) + k
+    return _Piece(counts, length)
+
+
+def _norm(weight: float, b: float, avg: float, length: int) -> float:
+    """The BM25F field factor ``W / (1 − B + B · len / AVG)``."""
+    return weight / (1 - b + b * length / avg)
+
+
+def _impact(tf: float, k1: float) -> int:
+    """The impact byte ``max(1, round(IMPACT_LEVELS · tf / (k1 + tf)))`` (halves up) of ``tf``."""
+    level = math.floor(IMPACT_LEVELS * tf / (k1 + tf) + 0.5)
+    return level if level > 1 else 1
+
+
+def _weighed(pieces: Sequence[_Piece], norms: Sequence[float], k1: float) -> tuple[list[int], bytes]:
+    """Terms and impact bytes of fields ``pieces`` (factors ``norms``): ``tf~`` summed field by
+    field in field order, terms in order of first appearance over the fields."""
+    tf: dict[int, float] = {}
+    for piece, norm in zip(pieces, norms, strict=True):
+        for at, k in piece.counts.items():
+            tf[at] = tf.get(at, 0.0) + k * norm
+    return list(tf), bytes([_impact(t, k1) for t in tf.values()])
+
+
+def _uint32le(values: list[int]) -> bytes:
+    """``values`` as little-endian uint32."""
+    packed = array("I", values)
+    if packed.itemsize != 4:  # pragma: no cover - platforms where C int is not 32 bits
+        return b"".join(v.to_bytes(4, "little") for v in values)
+    if sys.byteorder != "little":  # pragma: no cover - big-endian platforms
+        packed.byteswap()
+    return packed.tobytes()
 
 
 def document_terms(
@@ -227,11 +262,9 @@ def document_terms(
 ) -> tuple[list[SectionTerms], DocumentTerms]:
     """Prior, terms and impacts of every section of a document, and the document's own.
 
-    Each distinct token is analysed once per thread (:class:`_Tokens`); the term counts of
-    every field of every section, their lengths and the BM25F impacts are then computed with
-    numpy for the whole document at once, with the same floating-point operations, in the same
-    order, as the formula in this module's docstring (so the bytes do not depend on how they
-    were computed).
+    Each distinct token is analysed once per thread (the token memo, :func:`_tokens`), and
+    counted once per piece of text (:func:`_piece`); impacts follow the formula in this
+    module's docstring term by term (a field's ``tf~`` terms added in field order).
 
     Args:
         document: the document's title and path words (the document field of every section).
@@ -245,75 +278,52 @@ def document_terms(
         the section (title, heading path, document, body), so the writer maps each term to its
         id once per document.
     """
-    n = len(sections)
-    bodies = [_COMMENT.sub(" ", s.body) for s in sections]
-    # Pieces of token text, in this order: the document, every title, every body, every
-    # distinct heading path. The document-level fields are the first 1 + 2n pieces, contiguous.
-    pieces: list[list[str]] = [tokens(document)]
-    pieces.extend(tokens(s.title) for s in sections)
-    pieces.extend(tokens(body) for body in bodies)
-    path_piece: dict[str, int] = {}
+    memo = _tokens()
+    local: dict[str, int] = {}
+    vocabulary: list[str] = []
+    bodies = [_COMMENT.sub(" ", s.body) if "<!--" in s.body else s.body for s in sections]
+    doc = _piece(document, memo, local, vocabulary)
+    titles = [_piece(s.title, memo, local, vocabulary) for s in sections]
+    texts = [_piece(body, memo, local, vocabulary) for body in bodies]
+    paths: dict[str, _Piece] = {}
     for s in sections:
-        if s.heading_path not in path_piece:  # siblings share their heading path
-            path_piece[s.heading_path] = len(pieces)
-            pieces.append(tokens(s.heading_path))
-    stream = [token for piece in pieces for token in piece]
-    table = _tokens()
-    token_ids = np.fromiter(map(table.__getitem__, stream), np.int64, len(stream))
-    term_start = np.frombuffer(table.term_start, np.int64)
-    all_terms = np.frombuffer(table.term_ids, np.int64)
-    is_char = np.frombuffer(table.is_char, np.int8)
-    # Term occurrences of every piece, in order; piece p's are term_at[p] … term_at[p + 1].
-    per_token = term_start[token_ids + 1] - term_start[token_ids]
-    occurrences = all_terms[_ranges(term_start[token_ids], term_start[token_ids + 1])]
-    token_at = np.zeros(len(pieces) + 1, np.int64)
-    np.cumsum([len(p) for p in pieces], out=token_at[1:])
-    term_at = np.concatenate([np.zeros(1, np.int64), np.cumsum(per_token)])[token_at]
-    counted = is_char[occurrences] == 0
+        if s.heading_path not in paths:  # siblings share their heading path
+            paths[s.heading_path] = _piece(s.heading_path, memo, local, vocabulary)
 
-    # The document's vocabulary: its terms in order of first appearance.
-    unique, first = np.unique(occurrences, return_index=True)
-    order = np.argsort(first, kind="stable")
-    vocabulary_ids = unique[order]
-    local = np.empty(unique.size, np.int64)
-    local[order] = np.arange(unique.size)
-    local_terms = local[np.searchsorted(unique, occurrences)]
-    size = vocabulary_ids.size
+    # Document-level fields: title and path, headings (all titles), bodies.
+    headings = _Piece(_summed(titles), sum(p.length for p in titles))
+    prose = _Piece(_summed(texts), sum(p.length for p in texts))
+    fields = (doc, headings, prose)
+    norms = [
+        _norm(DOC_FIELD_WEIGHTS[f], DOC_B[f], DOC_AVG_FIELD_TERMS[f], piece.length)
+        for f, piece in enumerate(fields)
+    ]
+    tf = [0.0] * len(vocabulary)
+    for piece, norm in zip(fields, norms, strict=True):
+        for at, k in piece.counts.items():
+            tf[at] += k * norm
+    doc_terms = (vocabulary, bytes([_impact(t, DOC_K1) for t in tf]))
 
-    # Document-level fields: title and path (piece 0), headings (titles), bodies.
-    ends = term_at[[1, 1 + n, 1 + 2 * n]]
-    field = np.repeat(np.arange(3), np.diff(np.concatenate([[0], ends])))
-    doc_lengths = np.bincount(field[counted[: ends[-1]]], minlength=3)
-    doc_counts = np.bincount(local_terms[: ends[-1]] * 3 + field, minlength=3 * size).reshape(size, 3)
-    norm = _norms(doc_lengths, DOC_FIELD_WEIGHTS, DOC_B, DOC_AVG_FIELD_TERMS)
-    tf = doc_counts[:, 0] * norm[0] + doc_counts[:, 1] * norm[1] + doc_counts[:, 2] * norm[2]
-    vocabulary = [table.terms[i] for i in vocabulary_ids.tolist()]
-    doc_terms = (vocabulary, _quantised(tf, DOC_K1))
-
-    # Section fields: each section's term occurrences as title, heading path, document, body.
-    piece_of = np.empty(_SECTION_FIELDS * n, np.int64)
-    piece_of[0::4] = np.arange(1, 1 + n)
-    piece_of[1::4] = [path_piece[s.heading_path] for s in sections]
-    piece_of[2::4] = 0
-    piece_of[3::4] = np.arange(1 + n, 1 + 2 * n)
-    at = _ranges(term_at[piece_of], term_at[piece_of + 1])
-    slot = np.repeat(np.arange(piece_of.size), term_at[piece_of + 1] - term_at[piece_of])
-    lengths = np.bincount(slot[counted[at]], minlength=piece_of.size)
-    norms = _norms(lengths, FIELD_WEIGHTS, B, AVG_FIELD_TERMS).reshape(n, _SECTION_FIELDS)
-    section = slot // _SECTION_FIELDS
-    keys, first, inverse = np.unique(section * size + local_terms[at], return_index=True, return_inverse=True)
-    counts = np.bincount(inverse * 4 + slot % 4, minlength=4 * keys.size).reshape(keys.size, 4)
-    owner = keys // size if size else keys
-    f = norms[owner]
-    tf = counts[:, 0] * f[:, 0] + counts[:, 1] * f[:, 1] + counts[:, 2] * f[:, 2] + counts[:, 3] * f[:, 3]
-    order = np.argsort(first, kind="stable")  # by section, then first appearance in it
-    words = (keys[order] % size if size else keys).astype("<u4")
-    impacts = _quantised(tf[order], K1)
-    bounds = np.zeros(n + 1, np.int64)
-    np.cumsum(np.bincount(owner, minlength=n), out=bounds[1:])
     out: list[SectionTerms] = []
+    doc_norm = _norm(FIELD_WEIGHTS[2], B[2], AVG_FIELD_TERMS[2], doc.length)
     for i, s in enumerate(sections):
-        lo, hi = int(bounds[i]), int(bounds[i + 1])
+        path = paths[s.heading_path]
+        norms = [
+            _norm(FIELD_WEIGHTS[0], B[0], AVG_FIELD_TERMS[0], titles[i].length),
+            _norm(FIELD_WEIGHTS[1], B[1], AVG_FIELD_TERMS[1], path.length),
+            doc_norm,
+            _norm(FIELD_WEIGHTS[3], B[3], AVG_FIELD_TERMS[3], texts[i].length),
+        ]
+        words, impacts = _weighed((titles[i], path, doc, texts[i]), norms, K1)
         prior = _prior(bodies[i]) * (PAGE_TITLE_PRIOR if s.page_title else 1.0)
-        out.append((prior, words[lo:hi].tobytes(), impacts[lo:hi]))
+        out.append((prior, _uint32le(words), impacts))
     return out, doc_terms
+
+
+def _summed(pieces: Sequence[_Piece]) -> dict[int, int]:
+    """The term counts of ``pieces`` added up."""
+    total: dict[int, int] = {}
+    for piece in pieces:
+        for at, k in piece.counts.items():
+            total[at] = total.get(at, 0) + k
+    return total

@@ -60,6 +60,10 @@ _ADMONITION = re.compile(r"^(?:!!!|\?\?\?\+?)[ \t]+\S")
 _DIRECTIVE_OPEN = re.compile(r"^ {0,3}(:{3,})[ \t]*[A-Za-z{]")
 _DIRECTIVE_CLOSE = re.compile(r"^ {0,3}(:{3,})[ \t]*$")
 _MARKERS = re.compile(r"^(?:!!!|\?\?\?| {0,3}:::)", re.MULTILINE)
+_MARK_START = re.compile(r"[ \t]*[<`~!?:]")
+"""What every line the masker acts on starts with: a comment (``<``), fence (backticks,
+``~``), admonition (``!``, ``?``) or directive (``:``) marker after optional blanks; a line
+without it is skipped with one match instead of five."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +141,7 @@ class _Masker:
         self.remaining: Counter[str] = Counter(
             t.name for run in tags.values() for t in run if t.closing
         )
-        self.directive_closers = sum(1 for line in lines if _DIRECTIVE_CLOSE.match(line))
+        self.directive_closers = sum(1 for line in lines if ":::" in line and _DIRECTIVE_CLOSE.match(line))
 
     def blank(self, first: int, last: int) -> None:
         for i in range(first, last + 1):
@@ -175,6 +179,9 @@ class _Masker:
                 continue
             if run is not None:
                 code, raw = self._tag_line(i, run, stack)
+                i += 1
+                continue
+            if _MARK_START.match(line) is None:
                 i += 1
                 continue
             if _COMMENT_OPEN.match(line) and "-->" not in line:

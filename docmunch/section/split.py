@@ -48,6 +48,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import replace
+from itertools import accumulate
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -108,8 +109,7 @@ def split_markdown(data: bytes, *, repo: str, doc_path: str) -> ParsedDocument:
     env: dict[str, Any] = {}
     front_data = front.data if front else {}
     headings, preamble_summary = scan(body, _MD, env, front=front_data)
-    line_starts = [fm_end]
-    line_starts.extend(m.end() for m in _NEWLINE_RE.finditer(data, fm_end))
+    line_starts = _line_starts(data, fm_end)
     for heading in headings:
         heading.start = line_starts[heading.line]
     preamble = RawHeading(line=0, level=0, source="", summary=preamble_summary)
@@ -206,8 +206,7 @@ def split_at_headings(
     """
     lead = len(BOM) if data.startswith(BOM) else 0
     _check_utf8(data, doc_path, 0)
-    line_starts = [lead]
-    line_starts.extend(m.end() for m in _NEWLINE_RE.finditer(data, lead))
+    line_starts = _line_starts(data, lead)
     preamble: RawHeading | None = None
     found: list[RawHeading] = []
     for spec in headings:
@@ -321,6 +320,15 @@ def _front_title(front: dict[str, Any]) -> str | None:
         return None
     text = collapse(str(title))
     return text or None
+
+
+def _line_starts(data: bytes, start: int) -> list[int]:
+    """Byte offsets of the lines of ``data`` from ``start`` on (``start`` first): after every
+    ``\r\n``, ``\r`` or ``\n`` — the line ends ``bytes.splitlines`` splits at."""
+    starts = list(accumulate(map(len, data[start:].splitlines(keepends=True)), initial=start))
+    if len(data) > start and data[-1] not in b"\r\n":
+        starts.pop()  # the last line has no line end: no line starts after it
+    return starts
 
 
 def _check_utf8(chunk: bytes, doc_path: str, offset: int) -> str:

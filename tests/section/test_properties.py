@@ -3,11 +3,14 @@ and independence from the line-ending style."""
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from docmunch.section import split_markdown
 from docmunch.section.dialects import parse_view
+from docmunch.section.split import _line_starts
 
 from .checks import check_invariants
 
@@ -120,3 +123,17 @@ def test_parse_view_keeps_every_line_and_its_length(doc: tuple[list[str], bool])
         assert len(after) == len(before) or (not before.strip() and after.strip() == ">")
     for first, last in view.containers:
         assert first >= 0 and last < len(lines)
+
+
+
+_LINE_ENDS = st.binary(max_size=40).map(lambda b: b.replace(b"\x00", b"\n").replace(b"\x01", b"\r"))
+
+
+@given(_LINE_ENDS, st.integers(0, 45))
+@settings(max_examples=300, deadline=None)
+def test_line_starts_follow_the_line_end_rule(data: bytes, start: int) -> None:
+    # \r\n, \r and \n each end a line (the rule markdown-it normalises with); the fast path
+    # for text without \r must find the same starts.
+    start = min(start, len(data))
+    expected = [start, *(m.end() for m in re.compile(rb"\r\n?|\n").finditer(data, start))]
+    assert _line_starts(data, start) == expected
