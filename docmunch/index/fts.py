@@ -1,15 +1,19 @@
-"""The FTS5 table of the legacy ranking: filled for a repo on its first legacy search, then
-kept in step by every write.
+"""The FTS5 table of the legacy ranking: filled on the first legacy search, then kept in step
+by every write.
 
 docmunch 0.1 searched with SQLite FTS5; that ranking stays selectable (``ranking="legacy"``,
 :mod:`docmunch.index.legacy`) to compare the question ranking against. The question ranking
 never reads ``sections_fts``, so indexing does not fill it: on k8s-en the table is 19 of the
-index's 36 MB, and its rows cost the indexer about a quarter of its CPU (each section's text
-copied to the parent process, then tokenised by FTS5). The first legacy search over a repo
-fills the table from the stored sections and raw bytes in one write transaction and records
-the repo in ``fts_repos``; from then on every write of that repo's documents writes their
-rows too (:func:`add_rows`, inside the same transaction), so the table is never stale. A
-document whose stored bytes are missing gets no rows (``docmunch verify`` names it).
+index's 36 MB, and its rows cost the indexer about 0.7 s of CPU (each section's text copied
+to the parent process a second time, then tokenised by FTS5).
+
+A legacy search first fills the table with every repo not yet in it, from the stored sections
+and raw bytes, in one write transaction, and records each repo in ``fts_repos``. Every repo,
+whichever are searched: FTS5's ``bm25()`` takes its statistics over the whole table, and
+docmunch 0.1's table held every repo. From then on every write of a recorded repo's
+documents writes their rows too (:func:`add_rows`, inside the same transaction), so the
+table is never stale. A document whose stored bytes are missing gets no rows (``docmunch
+verify`` names it).
 
 Row layout (one per section, ``rowid`` = the section's id): title, heading path (ancestor
 titles joined by ``" > "``, at most :data:`MAX_PATH_DEPTH`), summary, body (the section's

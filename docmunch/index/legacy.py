@@ -2,7 +2,7 @@
 
 ``search(..., ranking="legacy")`` runs it; ``bench/bench_search.py`` scores it beside the
 question ranking of :mod:`docmunch.index.rank` in the same run. It uses the FTS5 table, which
-the first legacy search over a repo fills (:mod:`docmunch.index.fts`).
+the first legacy search fills with every repo not yet in it (:mod:`docmunch.index.fts`).
 
 Ranking is SQLite FTS5's ``bm25()`` (Robertson/Spärck Jones Okapi BM25, k1 = 1.2, b = 0.75
 as built into FTS5) with column weights :data:`COLUMN_WEIGHTS` — title highest — negated so
@@ -61,8 +61,7 @@ def legacy_search(
 
     Raises:
         RepoNotFound: ``repo`` is not indexed.
-        IndexStoreError: the FTS table of a searched repo had to be filled and the database
-            cannot be written.
+        IndexStoreError: the FTS table had repos to fill and the database cannot be written.
     """
     scope = store.repo_scope(repo)
     repo_ids = [row.id for row in scope] if scope is not None else None
@@ -70,10 +69,9 @@ def legacy_search(
     strict = match_expression(query)
     if strict is None:
         return []
-    if repo_ids is not None:
-        store.fill_fts(repo_ids)
-    else:
-        store.fill_fts([int(r[0]) for r in store.conn.execute("SELECT id FROM repos ORDER BY id")])
+    # FTS5's bm25() takes its statistics over the whole table: every repo's rows must be in it
+    # to rank as docmunch 0.1 did (its table held every repo), whichever repos are searched.
+    store.fill_fts([int(r[0]) for r in store.conn.execute("SELECT id FROM repos ORDER BY id")])
     filters: list[str] = []
     args: list[Any] = []
     if doc_path is not None:
