@@ -24,13 +24,13 @@ bytes, decoded), all through :func:`~docmunch.index.text.fts_text`, and ``scope`
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from docmunch.errors import DocmunchError
 from docmunch.index.rawcache import RawCache
 from docmunch.index.text import fts_text
 
-__all__ = ["MAX_PATH_DEPTH", "FtsSection", "add_rows", "fill_repos", "filled", "rows_for"]
+__all__ = ["MAX_PATH_DEPTH", "FtsSection", "add_rows", "fill_repos", "filled", "rows_for", "unfilled"]
 
 MAX_PATH_DEPTH = 16
 """Ancestor titles in a heading path (the same bound as the term index's heading paths)."""
@@ -73,6 +73,12 @@ def filled(conn: sqlite3.Connection, repo_id: int) -> bool:
     return conn.execute("SELECT 1 FROM fts_repos WHERE repo_id = ?", (repo_id,)).fetchone() is not None
 
 
+def unfilled(conn: sqlite3.Connection) -> list[int]:
+    """Ids of the repos whose sections are not in the FTS table yet."""
+    rows = conn.execute("SELECT id FROM repos WHERE id NOT IN (SELECT repo_id FROM fts_repos) ORDER BY id")
+    return [int(row[0]) for row in rows]
+
+
 def add_rows(
     conn: sqlite3.Connection, repo_id: int, first_rowid: int, data: bytes, sections: Sequence[FtsSection]
 ) -> None:
@@ -83,17 +89,15 @@ def add_rows(
     )
 
 
-def fill_repos(conn: sqlite3.Connection, raw: RawCache, repo_ids: Iterable[int]) -> list[str]:
-    """Fill the FTS table for every repo of ``repo_ids`` not yet in it, inside the caller's
+def fill_repos(conn: sqlite3.Connection, raw: RawCache) -> list[str]:
+    """Fill the FTS table with every repo not yet in it (:func:`unfilled`), inside the caller's
     write transaction.
 
     Returns:
         ``repo::doc_path`` of the documents whose stored bytes could not be read (no rows).
     """
     unreadable: list[str] = []
-    for repo_id in repo_ids:
-        if filled(conn, repo_id):
-            continue
+    for repo_id in unfilled(conn):
         docs = conn.execute(
             "SELECT d.id, d.raw_hash, d.doc_path, r.name FROM docs d JOIN repos r ON r.id = d.repo_id "
             "WHERE d.repo_id = ? ORDER BY d.id",

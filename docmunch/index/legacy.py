@@ -71,7 +71,7 @@ def legacy_search(
         return []
     # FTS5's bm25() takes its statistics over the whole table: every repo's rows must be in it
     # to rank as docmunch 0.1 did (its table held every repo), whichever repos are searched.
-    store.fill_fts([int(r[0]) for r in store.conn.execute("SELECT id FROM repos ORDER BY id")])
+    store.fill_fts()
     filters: list[str] = []
     args: list[Any] = []
     if doc_path is not None:

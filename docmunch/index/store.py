@@ -387,8 +387,8 @@ class Store:
         conn.execute("DELETE FROM repos WHERE id = ?", (repo_id,))
         return [str(h) for _, h in docs]
 
-    def fill_fts(self, repo_ids: Sequence[int]) -> list[str]:
-        """Fill the legacy ranking's FTS table for the repos of ``repo_ids`` not yet in it
+    def fill_fts(self) -> list[str]:
+        """Fill the legacy ranking's FTS table with every repo not yet in it
         (:mod:`docmunch.index.fts`; one write transaction, none when all are filled).
 
         Returns:
@@ -397,11 +397,10 @@ class Store:
         Raises:
             IndexStoreError: the database cannot be written.
         """
-        missing = [r for r in repo_ids if not fts.filled(self.conn, r)]
-        if not missing:
+        if not fts.unfilled(self.conn):
             return []
         with self.write() as conn:
-            return fts.fill_repos(conn, self.raw, missing)
+            return fts.fill_repos(conn, self.raw)
 
     def compact_terms(self, repo: str) -> int:
         """Merge the postings segments of a repo's terms (after an indexing run); returns how many

@@ -107,7 +107,7 @@ def test_a_document_whose_bytes_are_gone_gets_no_rows(tmp_path: Path) -> None:
         index.index_path(HERE / "search-corpus", repo="spec")
         raw_hash = index.document_state("spec", "zh/scheduler.md").raw_hash  # type: ignore[union-attr]
         (home / "raw" / raw_hash[:2] / raw_hash).unlink()
-        assert index._store.fill_fts([1]) == ["spec::zh/scheduler.md"]
+        assert index._store.fill_fts() == ["spec::zh/scheduler.md"]
         assert index.search("threads", repo="spec", ranking="legacy")  # the others are found
         scheduler = index.search("调度器", repo="spec", ranking="legacy")
         assert not any(h.doc_path == "zh/scheduler.md" for h in scheduler)
