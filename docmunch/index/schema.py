@@ -175,7 +175,7 @@ def connect(db_path: Path) -> sqlite3.Connection:
             str(db_path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
         )
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        mode = _wal(conn)
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
         conn.execute("PRAGMA foreign_keys = OFF")
@@ -186,6 +186,28 @@ def connect(db_path: Path) -> sqlite3.Connection:
         raise IndexStoreError(f"index database {db_path} cannot use WAL mode ({mode})", path=str(db_path))
     conn.create_function("dm_regexp", 2, _regexp, deterministic=True)
     return conn
+
+
+WAL_RETRY_S = 0.02
+"""Pause between two attempts to switch a database to WAL while another connection holds it."""
+
+
+def _wal(conn: sqlite3.Connection) -> str:
+    """``PRAGMA journal_mode = WAL``, retried for up to :data:`BUSY_TIMEOUT_MS`.
+
+    Switching a new database to WAL needs an exclusive lock, and SQLite answers "database is
+    locked" at once, without its busy handler, when two connections both want to upgrade
+    their lock (its deadlock rule): two ``docmunch index`` runs starting together on a new
+    home hit that. Returns the journal mode SQLite reports.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            return str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+        except sqlite3.OperationalError as exc:
+            if ("locked" not in str(exc) and "busy" not in str(exc)) or time.monotonic() > deadline:
+                raise
+            time.sleep(WAL_RETRY_S)
 
 
 def ensure_schema(conn: sqlite3.Connection, db_path: Path, *, rebuild: Rebuild | None = None) -> None:
