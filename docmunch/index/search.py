@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
+import math
 import re
 from typing import Any
 
@@ -41,6 +42,7 @@ __all__ = [
     "IDENTIFIER_CHECKS",
     "RANKINGS",
     "TITLED_CANDIDATES",
+    "identifier_weights",
     "identifiers",
     "require_document",
     "search",
@@ -54,7 +56,8 @@ puts that page first. Scores are normalised to the query's total weight, so 1.0 
 of a section with every term at full impact."""
 IDENTIFIER_BOOST = 0.5
 """Added, times the share of the query's identifiers found, when a section's text contains
-them verbatim (case-insensitive)."""
+them verbatim (case-insensitive); each identifier counts by its rarity among the checked
+candidates (:func:`identifier_weights`)."""
 IDENTIFIER_CHECKS = 30
 """How many of the best candidates are read back (raw cache) for the identifier check."""
 CANDIDATES = 100
@@ -71,19 +74,25 @@ _ROW_SQL = (
     "JOIN repos r ON r.id = d.repo_id WHERE s.id IN ({ids})"
 )
 Row = tuple[Any, ...]
-_IDENTIFIER = re.compile(r"^(?=.*[^\W_])(?=.*[^\w\s]).+$")
+_IDENTIFIER = re.compile(r"^(?=.*[^\W_])(?=.*[!-/:-@\[-`{-~]).+$")
+"""A word character and an ASCII punctuation character: code is written in ASCII punctuation."""
+_PIECE = re.compile(r"[^\s\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]+")
+"""A query piece: text between whitespace and CJK or full-width punctuation (``，``, ``？``, ``：``)."""
 _EDGE = "\"'`“”‘’,.;!?。，；！？()（）"
 _APOSTROPHES = str.maketrans("", "", "'’")
 
 
 def identifiers(query: str) -> list[str]:
-    """Whitespace-separated pieces of ``query`` mixing word characters and punctuation inside
+    """Pieces of ``query`` mixing word characters and ASCII punctuation inside
     (``Arc<Mutex<T>>``, ``--dry-run``, ``std::env::var``), quotes and sentence punctuation at
-    their ends removed, casefolded. An apostrophe alone does not make an identifier: English
-    contractions and possessives (``aren't``, ``won't``, ``app's``) are prose, and found
-    verbatim in most sections they gave the identifier boost to whatever section said them."""
+    their ends removed, casefolded. Pieces end at whitespace and at CJK and full-width
+    punctuation: a Chinese sentence (``定时任务错过了计划时间，过后还会补跑吗？``) is prose, not
+    one identifier, and ``Service，DNS`` is two words. An apostrophe alone does not make an
+    identifier: English contractions and possessives (``aren't``, ``won't``, ``app's``) are
+    prose, and found verbatim in most sections they gave the identifier boost to whatever
+    section said them."""
     out: list[str] = []
-    for piece in query.split():
+    for piece in _PIECE.findall(query):
         piece = piece.strip(_EDGE)
         if len(piece) < 3 or not _IDENTIFIER.match(piece) or piece.isalnum():
             continue
@@ -91,6 +100,28 @@ def identifiers(query: str) -> list[str]:
             continue
         out.append(piece.casefold())
     return list(dict.fromkeys(out))
+
+
+def identifier_weights(wanted: list[str], texts: list[str]) -> dict[str, float]:
+    """How much finding each identifier verbatim says, from its rarity among ``texts``.
+
+    An inverse document frequency over the checked candidates (Spärck Jones 1972), scaled to
+    0–1: ``ln((n + 1) / max(1, n_i)) / ln(n + 1)`` for an identifier found in ``n_i`` of the
+    ``n`` texts: 1.0 when one candidate has it, about 0.01 when all of them do. ``--dry-run``
+    is in every ``kubectl`` reference page, so finding it tells those pages nothing apart; a
+    rare identifier still gives its section the whole boost.
+
+    Args:
+        wanted: casefolded identifiers (:func:`identifiers`).
+        texts: the candidates' casefolded texts.
+
+    Returns:
+        ``{identifier: weight}``, each in (0, 1].
+    """
+    n = len(texts)
+    scale = math.log(n + 1)
+    found = {ident: sum(1 for t in texts if ident in t) for ident in wanted}
+    return {ident: math.log((n + 1) / max(1, count)) / scale for ident, count in found.items()}
 
 
 def require_document(store: Store, repo: str | None, doc_path: str) -> None:
@@ -305,10 +336,11 @@ class _Context:
     def identifier_boost(self, scored: list[tuple[float, Row]], wanted: list[str]) -> list[tuple[float, Row]]:
         """Re-sort the best :data:`IDENTIFIER_CHECKS` after adding :data:`IDENTIFIER_BOOST`."""
         head = scored[:IDENTIFIER_CHECKS]
+        texts = [self.text(row).casefold() for _, row in head]
+        weights = identifier_weights(wanted, texts)
         boosted: list[tuple[float, Row]] = []
-        for value, row in head:
-            data = self.text(row).casefold()
-            found = sum(1 for ident in wanted if ident in data)
+        for (value, row), data in zip(head, texts, strict=True):
+            found = sum(weights[ident] for ident in wanted if ident in data)
             boosted.append((value + IDENTIFIER_BOOST * found / len(wanted), row))
         boosted.sort(key=lambda item: (-item[0], item[1][1]))
         return boosted + scored[IDENTIFIER_CHECKS:]

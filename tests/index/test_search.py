@@ -9,7 +9,7 @@ import pytest
 from docmunch.index import Index
 from docmunch.index.analyze import CHAR_PREFIX, terms
 from docmunch.index.rank import Ranker
-from docmunch.index.search import identifiers
+from docmunch.index.search import identifier_weights, identifiers
 from docmunch.index.text import fts_text, match_expression, query_terms
 
 from .conftest import write
@@ -155,6 +155,10 @@ def test_analysis() -> None:
     # contractions and possessives are prose; other punctuation with them still makes an identifier
     assert identifiers("why aren't my app's pods ready? it won’t start") == []
     assert identifiers("&'static str and Option<T>'s?") == ["&'static", "option<t>'s"]
+    # CJK and full-width punctuation ends a piece: a Chinese sentence is prose, not one identifier
+    assert identifiers("定时任务错过了计划时间，过后还会补跑吗？") == []
+    assert identifiers("readinessProbe 失败时，Pod 的 Service，DNS 呢？") == []
+    assert identifiers("kube-system：是什么？") == ["kube-system"]
     # Chinese equivalents of English stop words (each other, itself, only, may, by, this time)
     assert terms("彼此 自身 只 可能 按 这次", query=True) == []
 
@@ -208,3 +212,12 @@ def test_proximity_reads_the_start_of_the_body_without_html_comments() -> None:
     zh = Proximity(["共享", "数据"], {"共享": 1.0, "数据": 1.0})
     assert zh.bonus("共享", "## 共享\n容器可以共享数据。", level=2) > 0
     assert zh.bonus("共享", "## 共享\n" + "填充文字。" * PROXIMITY_MAX_CHARS + "共享数据", level=2) == 0.0
+
+
+def test_identifier_weights_follow_rarity_among_the_candidates() -> None:
+    texts = ["kubectl a --dry-run", "kubectl b --dry-run", "kubectl c --dry-run", "std::env::var here"]
+    weights = identifier_weights(["--dry-run", "std::env::var", "absent::x"], texts)
+    assert weights["std::env::var"] == pytest.approx(1.0)  # one candidate of four has it
+    assert weights["absent::x"] == pytest.approx(1.0)  # found nowhere: no section gains anyway
+    assert 0 < weights["--dry-run"] < 0.35  # three of four (0.32): it tells them little apart
+
