@@ -196,7 +196,7 @@ def _definition_then_lazy_line(lines: list[str]) -> bool:
 
 
 def test_definition_continued_on_a_lazy_line_is_text() -> None:
-    """The one known place where pulldown-cmark leaves cmark-gfm: a definition whose
+    """The first known pulldown-cmark gap against cmark-gfm: a definition whose
     destination follows on a lazy continuation line (``> [ref]:`` then ``======``) is a
     definition for cmark-gfm and markdown-it-py, paragraph text for pulldown-cmark (the lazy
     line continues the paragraph, but its definition scan stops at the container's end). No
@@ -228,11 +228,20 @@ def test_lazy_table_rows_have_no_reference_reading() -> None:
 
 
 def _lazy_html_line(lines: list[str]) -> bool:
-    """An HTML tag opening a lazy line after a block quote line: cmark-gfm 0.29 ends the
-    quote there even for a tag that cannot interrupt a paragraph (``> text`` / ``</pre>``,
-    CommonMark §4.6 kind 7), where pulldown-cmark and markdown-it-py both continue the
-    paragraph as the spec has it, so cmark-gfm is no referee for such documents."""
-    return any(_QUOTED.match(line) and nxt.lstrip().startswith("<") for line, nxt in pairwise(lines))
+    """An HTML tag opening a (possibly lazy) line after a block quote line, before a blank
+    line: cmark-gfm 0.29 ends the quote there even for a tag that cannot interrupt a
+    paragraph (``> text`` / ``</pre>``, CommonMark §4.6 kind 7), where pulldown-cmark and
+    markdown-it-py both continue the paragraph as the spec has it, so cmark-gfm is no
+    referee for such documents."""
+    quoted = False
+    for line in lines:
+        if not line.strip():
+            quoted = False
+        elif _QUOTED.match(line):
+            quoted = True
+        elif quoted and line.lstrip().startswith("<"):
+            return True
+    return False
 
 
 _DEEP_MARKER = re.compile(r"(?: {4}|\t| {1,3}\t)[ \t]*>")
@@ -260,6 +269,54 @@ def _block_after_definition(lines: list[str]) -> bool:
     )
 
 
+_MARKER_ROW = re.compile(r"^ {0,3}[-+*][ \t]+[|:-][ \t|:-]*$")
+
+
+def _item_as_delimiter_row(lines: list[str]) -> bool:
+    """A list item made of ``|:-`` under a table-like row (see
+    :func:`test_list_item_under_a_row_is_no_delimiter_row`)."""
+    return any("|" in line and _MARKER_ROW.match(nxt) for line, nxt in pairwise(lines))
+
+
+def test_list_item_under_a_row_is_no_delimiter_row() -> None:
+    """The second known pulldown-cmark gap: it takes ``- --- | ---`` as a delimiter row (a
+    first cell ``- ---``), where GFM's cells are ``:?-+:?`` with blanks only around them;
+    cmark-gfm and markdown-it-py read a paragraph and a list item. No fixture corpus has it;
+    accepted as is (the header row is then a table, no summary)."""
+    text = "| a | b |\n- --- | ---\n"
+    assert outline_blocks(text)[0] == []
+    assert [b.content for b in mdit_blocks(text)[0]] == ["| a | b |", "--- | ---"]
+    assert _referee(text) == (False, True)
+
+
+def _indented_table_row(lines: list[str]) -> bool:
+    """A line indented 4+ columns after table-like rows, before a blank line (see
+    :func:`test_indented_line_ends_a_table`)."""
+    rows = False
+    for line in lines:
+        if not line.strip():
+            rows = False
+        elif rows and _INDENTED_LINE.match(line):
+            return True
+        elif "|" in line:
+            rows = True
+    return False
+
+
+_INDENTED_LINE = re.compile(r"^(?: {4}| {0,3}\t)")
+
+
+def test_indented_line_ends_a_table() -> None:
+    """The third known pulldown-cmark gap: a line indented 4 or more columns after a table's
+    rows is one more row for it; cmark-gfm and markdown-it-py end the table there (the line
+    is indented code, what follows a paragraph). No fixture corpus has it; accepted as is
+    (such a paragraph is no summary candidate)."""
+    text = "| a | b |\n|---|---|\n    text\ntext\n"
+    assert outline_blocks(text)[0] == []
+    assert [b.content for b in mdit_blocks(text)[0]] == ["text"]
+    assert _referee(text) == (False, True)
+
+
 @settings(max_examples=1500, deadline=None)
 @given(st.lists(_LINE, max_size=25))
 def test_generated_documents_give_the_same_outline(lines: list[str]) -> None:
@@ -272,6 +329,8 @@ def test_generated_documents_give_the_same_outline(lines: list[str]) -> None:
         or _lazy_html_line(lines)
         or _deep_quote_marker(lines)
         or _block_after_definition(lines)
+        or _item_as_delimiter_row(lines)
+        or _indented_table_row(lines)
     ):
         return  # the known shapes without a reference reading (tests above)
     text = "\n".join(lines) + "\n"
