@@ -61,6 +61,8 @@ MODULES: tuple[str, ...] = (
     "docmunch.extract._title",
     "docmunch.extract._weights",
     "docmunch.section",
+    "docmunch.section.blocks",
+    "docmunch.section.continuation",
     "docmunch.section.dialects",
     "docmunch.section.frontmatter",
     "docmunch.section.html_headings",

@@ -1,7 +1,8 @@
 """Which lines start sections: the CommonMark block parse of the parse view.
 
-The body's parse view (:mod:`docmunch.section.dialects`) goes through markdown-it-py's block
-parser. Section starts, in document order:
+The body's parse view (:mod:`docmunch.section.dialects`) goes through the block parser of
+:mod:`docmunch.section.blocks` (pulldown-cmark); titles and summaries are inline-parsed with
+markdown-it-py. Section starts, in document order:
 
 * ATX and setext headings at the top nesting level (not in block quotes, list items, or the
   interior of a container template block);
@@ -18,19 +19,22 @@ its block.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from markdown_it import MarkdownIt
-from markdown_it.token import Token
 
+from docmunch.section.blocks import Block, outline_blocks
 from docmunch.section.dialects import parse_view
 from docmunch.section.html_headings import html_headings
 from docmunch.section.model import HeadingSpec
 from docmunch.section.plain import first_sentence, inline_plain, is_shortcode_only, template_text
 
-__all__ = ["MD", "RawHeading", "escape_inline", "heading_specs", "scan"]
+__all__ = ["MD", "BlockParser", "RawHeading", "escape_inline", "heading_specs", "scan"]
+
+BlockParser = Callable[[str], tuple[list[Block], dict[str, dict[str, Any]]]]
+"""A block parser for :func:`scan`: parse view → ``(blocks, link references)``."""
 
 class _ParseOnly(MarkdownIt):
     """markdown-it-py that reads every link destination as a link.
@@ -45,8 +49,8 @@ class _ParseOnly(MarkdownIt):
 
 
 MD = _ParseOnly("commonmark").enable("table")
-"""The CommonMark (+ GFM tables) parser every Markdown body is sectioned with (parse only:
-links of every scheme are links, see :class:`_ParseOnly`)."""
+"""The CommonMark (+ GFM tables) parser of every title and summary (inline parse only: links
+of every scheme are links, see :class:`_ParseOnly`)."""
 
 SUMMARY_SOURCE_CHARS = 2000
 """Characters of a paragraph's inline source parsed for its summary: inline parsing is the
@@ -80,36 +84,42 @@ def escape_inline(text: str) -> str:
 
 
 def scan(
-    body: str, md: MarkdownIt, env: dict[str, Any], *, front: Mapping[str, Any] | None = None
+    body: str,
+    md: MarkdownIt,
+    env: dict[str, Any],
+    *,
+    front: Mapping[str, Any] | None = None,
+    blocks_of: BlockParser = outline_blocks,
 ) -> tuple[list[RawHeading], str | None]:
     """Section starts of a Markdown body (module docstring).
 
     Args:
         body: the body after front matter, ``\\n`` line ends, no NUL.
-        md: the block/inline parser.
-        env: the parse environment (filled with link reference definitions).
+        md: the inline parser (titles and summaries).
+        env: the inline parse environment (filled with the link reference definitions).
         front: the document's front matter (page variables in template tags).
+        blocks_of: the block parser (:func:`~docmunch.section.blocks.outline_blocks`; the
+            tests pass markdown-it-py's own as the oracle it is compared with).
 
     Returns:
         ``(headings, preamble_summary)``: top-level headings in order, and the summary of the
         text before the first one.
     """
     view = parse_view(body)
-    tokens: list[Token] = []
-    md.block.parse(view.text, md, env, tokens)  # returns None for empty input; fills `tokens`
+    blocks, references = blocks_of(view.text)
+    if references:
+        env.setdefault("references", {}).update(references)
     preamble = RawHeading(0, 0, "")
     headings: list[RawHeading] = []
     current = preamble
-    for i, token in enumerate(tokens):
-        if token.level != 0 and token.type != "paragraph_open":
-            continue
-        if token.type == "heading_open" and token.map is not None:
-            if view.in_container(token.map[0]):
+    for block in blocks:
+        if block.kind == "heading":
+            if view.in_container(block.line):
                 continue
-            current = RawHeading(token.map[0], int(token.tag[1]), tokens[i + 1].content)
+            current = RawHeading(block.line, block.level, block.content)
             headings.append(current)
-        elif token.type == "html_block" and token.map is not None:
-            for found in html_headings(token.content, token.map[0]):
+        elif block.kind == "html":
+            for found in html_headings(block.content, block.line):
                 if view.in_container(found.line) or (headings and found.line <= headings[-1].line):
                     continue
                 title = template_text(found.title[:HTML_TITLE_CHARS], front, heading=True)
@@ -117,8 +127,8 @@ def scan(
                 summary = first_sentence(template_text(found.after, front)) if found.after else None
                 current = RawHeading(found.line, found.level, source, summary or None)
                 headings.append(current)
-        elif token.type == "paragraph_open" and current.summary is None:
-            content = tokens[i + 1].content[:SUMMARY_SOURCE_CHARS]
+        elif current.summary is None:  # a paragraph
+            content = block.content[:SUMMARY_SOURCE_CHARS]
             if is_shortcode_only(content):
                 continue
             text = inline_plain(md, content, env, front=front)

@@ -1,13 +1,13 @@
 """Split Markdown (and plain text) into sections with exact UTF-8 byte offsets.
 
-How offsets are found: the document is decoded as UTF-8 and handed to markdown-it-py's
-*block* parser (CommonMark + GFM tables; inline parsing is done only for heading text and
-for the one paragraph per section that gives the summary). Headings come back with ``map``
-line numbers. markdown-it normalises CRLF and lone CR to LF before counting lines
-(CommonMark §2.1 "line ending"), so the byte offset of every line start is computed on the
-*original* bytes with the same rule (``\\r\\n``, ``\\r`` or ``\\n`` end a line); line N of the
-parser is then byte ``line_starts[N]`` of the file. Line endings are ASCII, so this mapping is
-exact whatever the encoding of the text in between.
+How offsets are found: the document is decoded as UTF-8 and its parse view handed to the
+CommonMark + GFM tables *block* parser of :mod:`.blocks` (pulldown-cmark; markdown-it-py's
+inline parser is run only for heading text and for the one paragraph per section that gives
+the summary). Headings come back with 0-based line numbers. CRLF and lone CR become LF
+before lines are counted (CommonMark §2.1 "line ending"), so the byte offset of every line
+start is computed on the *original* bytes with the same rule (``\\r\\n``, ``\\r`` or ``\\n``
+end a line); line N of the parser is then byte ``line_starts[N]`` of the file. Line endings
+are ASCII, so this mapping is exact whatever the encoding of the text in between.
 
 Rules decided here:
 

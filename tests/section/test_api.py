@@ -30,7 +30,7 @@ def test_public_surface_matches_all() -> None:
     public = {name for name in vars(section_pkg) if not name.startswith("_")}
     # submodules are importable attributes; everything else public must be in __all__
     modules = {"model", "slug", "split", "plain", "frontmatter", "templates", "dialects", "html_headings",
-               "outline"}
+               "outline", "blocks", "continuation"}
     assert public - modules == set(section_pkg.__all__)
 
 
