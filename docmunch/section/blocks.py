@@ -36,7 +36,7 @@ from typing import Any
 import pyromark
 from markdown_it.common.utils import mdTrim, normalizeReference
 
-from docmunch.section.continuation import Container, CutLine, cut_line
+from docmunch.section.continuation import Container, CutLine, cut_line, leading_blanks
 
 __all__ = ["MAX_NESTING", "Block", "outline_blocks"]
 
@@ -307,15 +307,7 @@ def _table_tabs(text: str) -> str:
 
 def _indentation(line: str) -> int:
     """Columns of a line's leading blanks (tab stops of 4)."""
-    col = 0
-    for char in line:
-        if char == " ":
-            col += 1
-        elif char == "\t":
-            col += 4 - col % 4
-        else:
-            break
-    return col
+    return leading_blanks(line)[1]
 
 
 def _table_start(lines: list[CutLine]) -> int | None:

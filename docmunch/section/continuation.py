@@ -22,7 +22,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["Container", "CutLine", "cut_line"]
+__all__ = ["Container", "CutLine", "cut_line", "leading_blanks"]
 
 _ITEM_MARK = re.compile(r"[-+*]|[0-9]{1,9}[.)]")
 
@@ -53,6 +53,21 @@ class CutLine:
     """A lazy line: a block quote's marker is missing on it."""
 
 
+def leading_blanks(text: str) -> tuple[int, int]:
+    """``(characters, columns)`` of the spaces and tabs ``text`` starts with, tabs to the next
+    stop of 4 columns (CommonMark §2.2)."""
+    chars = col = 0
+    for char in text:
+        if char == " ":
+            col += 1
+        elif char == "\t":
+            col += 4 - col % 4
+        else:
+            break
+        chars += 1
+    return chars, col
+
+
 class _Line:
     """markdown-it-py's block state of one line (offsets in characters of ``text``)."""
 
@@ -62,15 +77,7 @@ class _Line:
         self.text = text
         self.mark = 0
         """``bMarks``: where the line starts for the innermost container."""
-        shift = col = 0
-        for char in text:
-            if char == " ":
-                col += 1
-            elif char == "\t":
-                col += 4 - col % 4
-            else:
-                break
-            shift += 1
+        shift, col = leading_blanks(text)
         self.t_shift = shift
         """``tShift``: characters of indentation after :attr:`mark`."""
         self.s_count = col
