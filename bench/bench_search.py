@@ -4,8 +4,10 @@ Quality: every corpus of ``$DOCMUNCH_FIXTURES/corpora`` that a query file names 
 into a temporary ``DOCMUNCH_HOME`` (``NOTICE.md`` skipped), each query runs with limit 10
 under the ``question`` ranking and the ``legacy`` ranking (docmunch 0.1) side by side, and
 :mod:`bench.search_eval` scores recall@10 / MRR@10 per corpus, kind and language. Query
-files: the dev questions ``$DOCMUNCH_FIXTURES/queries/nl-questions-dev.jsonl`` and this
-repo's keyword queries ``fixtures/queries/keywords.jsonl``.
+files (:func:`query_files`): the dev questions ``$DOCMUNCH_FIXTURES/queries/nl-questions-dev.jsonl``,
+and this repo's validation questions ``fixtures/queries/questions-validation.jsonl`` (written
+without sight of the ranking, on sections outside the dev set: a check that what was tuned on
+the dev set carries over) and keyword queries ``fixtures/queries/keywords.jsonl``.
 
 Speed (in-process, after 20 warm-up queries; wall and CPU time, beside the load average):
 p50/p95 of :data:`QUERIES` mixed queries
@@ -58,6 +60,8 @@ given code snippet; higher values … are typically not caused by variability in
 speed, but by other processes interfering with your timing accuracy", Python docs, timeit)."""
 EXCLUDE = ("NOTICE.md",)
 RANKINGS = ("question", "legacy")
+SETS = ("dev", "validation", "keywords")
+"""The query sets, in report order (:func:`query_files`)."""
 TARGETS = {
     "dev_recall@10": 0.92,
     "dev_mrr@10": 0.70,
@@ -78,6 +82,7 @@ def query_files(fixtures: Path) -> dict[str, Path]:
     """``{name: path}`` of the labelled query files that exist."""
     files = {
         "dev": fixtures / "queries" / "nl-questions-dev.jsonl",
+        "validation": ROOT / "fixtures" / "queries" / "questions-validation.jsonl",
         "keywords": ROOT / "fixtures" / "queries" / "keywords.jsonl",
     }
     return {name: path for name, path in files.items() if path.is_file()}
@@ -193,8 +198,8 @@ from pathlib import Path
 from bench import bench_search as b, search_eval
 from docmunch.index import Index
 fixtures, corpora = Path(sys.argv[2]), Path(sys.argv[2]) / 'corpora'
-sets = {'dev': search_eval.load(fixtures / 'queries' / 'nl-questions-dev.jsonl', corpora),
-        'keywords': search_eval.load(Path(sys.argv[4]), corpora)}
+files = json.loads(sys.argv[4])
+sets = {name: search_eval.load(Path(path), corpora) for name, path in files.items()}
 index = Index.open(Path(sys.argv[3]))
 for name in sorted({it.corpus for items in sets.values() for it in items} | {'k8s-en'}):
     index.index_path(corpora / name, exclude=('NOTICE.md',))
@@ -209,8 +214,8 @@ print(json.dumps(out))
 def previous_ranking(fixtures: Path, *, speed: bool) -> dict[str, Any] | str:
     """Quality groups (and k8s-en latency) of :data:`PREVIOUS_COMMIT`'s question ranking, or
     why it could not run."""
-    keywords = ROOT / "fixtures" / "queries" / "keywords.jsonl"
-    if not (fixtures / "queries" / "nl-questions-dev.jsonl").is_file() or not keywords.is_file():
+    files = query_files(fixtures)
+    if "dev" not in files or "keywords" not in files:
         return "query files missing"
     with tempfile.TemporaryDirectory(prefix="bench-search-prev-") as tmp:
         archive = subprocess.run(
@@ -224,7 +229,7 @@ def previous_ranking(fixtures: Path, *, speed: bool) -> dict[str, Any] | str:
         subprocess.run(["tar", "-x", "-C", str(code)], input=archive.stdout, check=True)
         proc = subprocess.run(
             [sys.executable, "-c", _PREVIOUS_CODE, str(code), str(fixtures), str(Path(tmp) / "home"),
-             str(keywords), "1" if speed else "0"],
+             json.dumps({name: str(path) for name, path in files.items()}), "1" if speed else "0"],
             capture_output=True, text=True, check=True,
         )
         return json.loads(proc.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
@@ -310,7 +315,7 @@ def table(result: dict[str, Any]) -> Table:
     t = Table(title="docmunch search (question vs legacy)")
     for col in ("set", "group", "n", "R@10 question", "MRR question", "R@10 legacy", "MRR legacy"):
         t.add_column(col, justify="right" if col[0] in "nRM" else "left")
-    for set_name in ("dev", "keywords"):
+    for set_name in SETS:
         if set_name not in result:
             continue
         ours = result[set_name]["question"]["groups"]
@@ -348,9 +353,9 @@ def table(result: dict[str, Any]) -> Table:
 if __name__ == "__main__":
     fixtures = Path(os.environ.get("DOCMUNCH_FIXTURES") or ROOT.parent / "shared" / "fixtures")
     out = measure(fixtures, speed="--quality" not in sys.argv)
-    for set_name in ("dev", "keywords"):
+    for set_name in SETS:
         for ranking in RANKINGS:
             if set_name in out:
                 g = out[set_name][ranking]["groups"]
                 print(set_name, ranking, json.dumps({k: (v["recall@10"], v["mrr@10"]) for k, v in g.items()}))
-    print(json.dumps({k: v for k, v in out.items() if k not in ("dev", "keywords")}, indent=1))
+    print(json.dumps({k: v for k, v in out.items() if k not in SETS}, indent=1))

@@ -76,27 +76,56 @@ _ROW_SQL = (
 Row = tuple[Any, ...]
 _IDENTIFIER = re.compile(r"^(?=.*[^\W_])(?=.*[!-/:-@\[-`{-~]).+$")
 """A word character and an ASCII punctuation character: code is written in ASCII punctuation."""
+_JOINED = re.compile(r"^[^\W_]+(?:(?:::|[-_./])[^\W_]+)+$")
+"""Words joined only by the analyser's connectors (``kube-system``, ``lib.rs``, ``std::env::var``,
+``out-of-range``): already one index term each (:func:`docmunch.index.analyze.word_terms`)."""
 _PIECE = re.compile(r"[^\s\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]+")
 """A query piece: text between whitespace and CJK or full-width punctuation (``，``, ``？``, ``：``)."""
-_EDGE = "\"'`“”‘’,.;!?。，；！？()（）"
+_EDGE = "\"'`“”‘’,.;:!?。，；！？"
+"""Quotes and sentence punctuation, stripped from both ends of a piece."""
+_BRACKETS = (("(", ")"), ("[", "]"), ("{", "}"), ("（", "）"))
 _APOSTROPHES = str.maketrans("", "", "'’")
 
 
+def _trim(piece: str) -> str:
+    """``piece`` without quotes and sentence punctuation at its ends, and without a bracket at
+    an end that has no partner inside (``(see`` → ``see``, ``Some(x)`` stays)."""
+    while True:
+        before = piece
+        piece = piece.strip(_EDGE)
+        for opening, closing in _BRACKETS:
+            if piece.endswith(closing) and piece.count(closing) > piece.count(opening):
+                piece = piece[:-1]
+            if piece.startswith(opening) and piece.count(opening) > piece.count(closing):
+                piece = piece[1:]
+        if piece == before:
+            return piece
+
+
 def identifiers(query: str) -> list[str]:
-    """Pieces of ``query`` mixing word characters and ASCII punctuation inside
-    (``Arc<Mutex<T>>``, ``--dry-run``, ``std::env::var``), quotes and sentence punctuation at
-    their ends removed, casefolded. Pieces end at whitespace and at CJK and full-width
-    punctuation: a Chinese sentence (``定时任务错过了计划时间，过后还会补跑吗？``) is prose, not
-    one identifier, and ``Service，DNS`` is two words. An apostrophe alone does not make an
-    identifier: English contractions and possessives (``aren't``, ``won't``, ``app's``) are
-    prose, and found verbatim in most sections they gave the identifier boost to whatever
-    section said them."""
+    """Pieces of ``query`` written with code punctuation that the analyser drops
+    (``Arc<Mutex<T>>``, ``&str``, ``--dry-run``, ``Some(x)``), casefolded, for the verbatim check.
+
+    Pieces end at whitespace and at CJK and full-width punctuation: a Chinese sentence
+    (``定时任务错过了计划时间，过后还会补跑吗？``) is prose, not one identifier, and ``Service，DNS``
+    is two words. Quotes, sentence punctuation (a trailing ``:`` too: ``x509:``) and unpaired
+    brackets at a piece's ends are removed (:func:`_trim`). Not identifiers:
+
+    * pieces whose only punctuation is an apostrophe — English contractions and possessives
+      (``aren't``, ``won't``, ``app's``) are prose, and found verbatim in most sections they
+      gave the boost to whatever section said them;
+    * words joined only by ``-``, ``_``, ``.``, ``/`` or ``::`` (``kube-node-lease``,
+      ``crates.io``, ``String::from``): the analyser already indexes each as one term, so the
+      boost counted the same evidence twice, and for the hyphenated English compounds of prose
+      (``out-of-range``, ``per-node``, ``command-line``) it rewarded any section that used
+      them. A leading dash is kept (``--prune``: the analyser drops it).
+    """
     out: list[str] = []
     for piece in _PIECE.findall(query):
-        piece = piece.strip(_EDGE)
+        piece = _trim(piece)
         if len(piece) < 3 or not _IDENTIFIER.match(piece) or piece.isalnum():
             continue
-        if piece.translate(_APOSTROPHES).isalnum():
+        if piece.translate(_APOSTROPHES).isalnum() or _JOINED.match(piece):
             continue
         out.append(piece.casefold())
     return list(dict.fromkeys(out))

@@ -158,7 +158,15 @@ def test_analysis() -> None:
     # CJK and full-width punctuation ends a piece: a Chinese sentence is prose, not one identifier
     assert identifiers("定时任务错过了计划时间，过后还会补跑吗？") == []
     assert identifiers("readinessProbe 失败时，Pod 的 Service，DNS 呢？") == []
-    assert identifiers("kube-system：是什么？") == ["kube-system"]
+    assert identifiers("Arc<Mutex<T>>：是什么？") == ["arc<mutex<t>>"]
+    # words joined only by the analyser's connectors are one index term already, and
+    # hyphenated English compounds are prose: neither is checked verbatim
+    assert identifiers("kube-system crates.io std::env::var join_all out-of-range per-node") == []
+    assert identifiers("kubectl apply --prune and --server-side") == ["--prune", "--server-side"]
+    # sentence punctuation and unpaired brackets at a piece's ends are not part of it
+    assert identifiers("x509: error: Vec<u8>, (see Box<dyn Write>) let Some(x) = y") == [
+        "vec<u8>", "box<dyn", "write>", "some(x)",
+    ]
     # Chinese equivalents of English stop words (each other, itself, only, may, by, this time)
     assert terms("彼此 自身 只 可能 按 这次", query=True) == []
 
