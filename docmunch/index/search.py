@@ -54,10 +54,12 @@ EXACT_TITLE_BOOST = 1.0
 """Added when the query equals the section title (case and spacing ignored): ``kubectl drain``
 puts that page first. Scores are normalised to the query's total weight, so 1.0 is the score
 of a section with every term at full impact."""
-IDENTIFIER_BOOST = 0.5
+IDENTIFIER_BOOST = 0.3
 """Added, times the share of the query's identifiers found, when a section's text contains
 them verbatim (case-insensitive); each identifier counts by its rarity among the checked
-candidates (:func:`identifier_weights`)."""
+candidates (:func:`identifier_weights`). Dev MRR@10 0.672 at 0.5, 0.678 at 0.3, 0.677 at 0.1
+and 0.2, 0.677 without; validation 0.710 at each; keywords 0.877 at each (``docs/search.md``,
+seventh round)."""
 IDENTIFIER_CHECKS = 30
 """How many of the best candidates are read back (raw cache) for the identifier check."""
 CANDIDATES = 100
