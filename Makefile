@@ -11,7 +11,7 @@ DEMO_QUERY ?=
 
 help:
 	@echo "make demo [DOCS=path]  index a docs folder, search it, print one verified section"
-	@echo "make test              create .venv with test extras, compile (mypyc); ruff, mypy --strict, the whole suite"
+	@echo "make test              create .venv with test extras, compile (mypyc); ruff, mypy (strict; tests/ checked too), the whole suite"
 	@echo "make compile           compile the hot stages with mypyc (no-op when fresh)"
 	@echo "make bench             benchmarks -> reports/bench.json"
 	@echo "make gate              extraction quality gate on the 20-page set"

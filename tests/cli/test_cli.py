@@ -14,7 +14,7 @@ import pytest
 from docmunch import __version__
 from docmunch.cli import main
 
-DOCS = {
+DOCS: dict[str, str | bytes] = {
     "guide.md": "# Guide\n\nHow to use the gadget.\n\n## Install\n\nRun the gadget installer.\n",
     "faq.md": "# FAQ\n\nQuestions about gadgets.\n",
     "bad.md": b"# Bad\n\n\xff not utf-8\n",

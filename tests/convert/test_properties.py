@@ -9,6 +9,7 @@ import html
 import lxml.html
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lxml import etree
 from markdown_it import MarkdownIt
 
 from docmunch.convert import html_to_markdown
@@ -99,6 +100,12 @@ def _expected_text(source: str) -> str:
     return "".join("".join(tree.itertext()).split())
 
 
+def _heading_level(heading: etree._Element) -> int:
+    """The level of an ``<hN>`` element (its tag is a ``str``: the tree comes from parsing)."""
+    assert isinstance(heading.tag, str), heading.tag
+    return int(heading.tag[1])
+
+
 @settings(max_examples=300, deadline=None)
 @given(_blocks())
 def test_random_trees_parse_back(source: str) -> None:
@@ -117,7 +124,7 @@ def test_random_trees_parse_back(source: str) -> None:
     assert [f.rstrip("\n") for f in fences] == [c.rstrip("\n") for c in codes], markdown
 
     levels = [
-        int(h.tag[1])
+        _heading_level(h)
         for h in tree.iter("h1", "h2", "h3", "h4", "h5", "h6")
         if "".join(h.itertext()).strip() and not any(a.tag in {"td", "th"} for a in h.iterancestors())
     ]

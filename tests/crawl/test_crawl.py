@@ -8,8 +8,8 @@ import urllib.parse
 
 from docmunch.index import Index
 from docmunch.sources.crawl import crawl_site
+from docmunch.sources.page import doc_path_for
 from docmunch.sources.refresh import refresh_repo
-from docmunch.sources.web import doc_path_for
 
 
 def expected_docs(site) -> set[str]:

@@ -301,8 +301,8 @@ def test_too_large_and_asset_links_are_skips(docmunch_home):
             "/big": text("x" * 5000, "text/html"),
         }
     )
-    options = {"allow_private": True, "retries": 0, "rate_per_host": None, "trust_env": False}
-    with Fetcher(**options, max_bytes=4000) as fetcher:
+    fetcher = Fetcher(allow_private=True, retries=0, rate_per_host=None, trust_env=False, max_bytes=4000)
+    with fetcher:
         try:
             report = crawl(fetcher, server.url("/"))
             paths = server.paths()

@@ -104,11 +104,17 @@ class DocsScore:
 
 @cache
 def docs_pages(root: Path) -> tuple[tuple[str, dict, Path], ...]:
-    out = []
+    out: list[tuple[str, dict, Path]] = []
     for site in sorted(p for p in (root / "docs-sites").iterdir() if (p / "truth.json").is_file()):
         truth = json.loads((site / "truth.json").read_text(encoding="utf-8"))
         out.extend((site.name, page, site / page["path"]) for page in truth["pages"])
     return tuple(out)
+
+
+def heading_level(heading: lxml.html.HtmlElement) -> int:
+    """The level of an ``<hN>`` element (its tag is a ``str``: the tree comes from parsing)."""
+    assert isinstance(heading.tag, str), heading.tag
+    return int(heading.tag[1])
 
 
 def score_docs_page(site: str, page: dict, path: Path, article: Article | None = None) -> DocsScore:
@@ -117,7 +123,7 @@ def score_docs_page(site: str, page: dict, path: Path, article: Article | None =
     article = article or extract(path.read_bytes(), url="https://docs.example.org/" + page["path"])
     score = prf(tokens(article.text), tokens(page["main_text"]))
     headings = [
-        (int(h.tag[1]), h.text_content()) for h in article.content.iter("h1", "h2", "h3", "h4", "h5", "h6")
+        (heading_level(h), h.text_content()) for h in article.content.iter("h1", "h2", "h3", "h4", "h5", "h6")
     ]
     codes = [pre_text(pre) for pre in article.content.iter("pre")]
     return DocsScore(

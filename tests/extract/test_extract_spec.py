@@ -84,7 +84,8 @@ def test_code_with_comment_spans_is_kept() -> None:
     art = article_of(code)
     pre = next(art.content.iter("pre"))
     assert pre.text_content() == "# setup comment\nimport os  // not a comment section\n/* block */"
-    assert "language-python" in pre[0].get("class")
+    classes = pre[0].get("class")
+    assert classes is not None and "language-python" in classes
 
 
 def test_mathml_keeps_tex_annotation() -> None:

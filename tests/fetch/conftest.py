@@ -13,6 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import TypeAlias
 
 import pytest
 
@@ -48,7 +49,7 @@ class LoopbackServer:
     Tests get :class:`Reply` as ``server.Reply`` (test modules cannot import this conftest).
     """
 
-    Reply = Reply
+    Reply: TypeAlias = Reply  # an alias (not a variable), so signatures below can name it
 
     def __init__(self, tls: ssl.SSLContext | None = None) -> None:
         self.routes: dict[str, list[Reply]] = {}

@@ -133,6 +133,7 @@ def test_docx_section_locators(fixtures_dir: Path, name: str) -> None:
     if name == "word_sample.docx":
         lets_eat = next(s for s in parsed.sections if s.title == "Let’s eat")
         loc = rendition.locator_for(lets_eat.byte_start, lets_eat.byte_end)
+        assert loc is not None
         assert loc["paraid_start"] is not None and loc["paraid_end"] is not None
 
 
@@ -154,5 +155,6 @@ def test_pdf_section_locators(fixtures_dir: Path, name: str) -> None:
     if name == "bookmark_sample.pdf":
         payment = next(s for s in parsed.sections if s.title == "3.1 Payment Schedule")
         loc = rendition.locator_for(payment.byte_start, payment.byte_end)
+        assert loc is not None
         # the section runs until "4. Termination" near the top of page 3
         assert [p["page"] for p in loc["pages"]] == [2, 3]

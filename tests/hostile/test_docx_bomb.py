@@ -16,6 +16,7 @@ import zipfile
 import zlib
 from collections.abc import Callable
 from pathlib import Path
+from typing import IO, Any
 
 import anyio
 import pytest
@@ -56,10 +57,10 @@ _DOC_RELS = (
 )
 
 
-def docx_bytes(body: Callable[[io.RawIOBase], None], *, prolog: str = "", styles: bytes | None = None,
+def docx_bytes(body: Callable[[IO[bytes]], object], *, prolog: str = "", styles: bytes | None = None,
                extra_members: int = 0, wrap: str = "") -> bytes:
     """A minimal package whose ``word/document.xml`` body is streamed by ``body(out)``
-    (inside one ``<wrap>`` element when given)."""
+    (inside one ``<wrap>`` element when given; its return value is ignored)."""
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as z:
         z.writestr("[Content_Types].xml", _CT)
@@ -78,8 +79,8 @@ def docx_bytes(body: Callable[[io.RawIOBase], None], *, prolog: str = "", styles
     return buf.getvalue()
 
 
-def repeat(unit: str, count: int) -> Callable[[io.RawIOBase], None]:
-    def write(out: io.RawIOBase) -> None:
+def repeat(unit: str, count: int) -> Callable[[IO[bytes]], None]:
+    def write(out: IO[bytes]) -> None:
         chunk = (unit * 1000).encode()
         for _ in range(count // 1000):
             out.write(chunk)
@@ -248,7 +249,7 @@ def test_mcp_index_local_with_a_docx_bomb_keeps_serving(tmp_path: Path) -> None:
     (root / "good.md").write_text("# Good\n\nThe quokka paragraph.\n", encoding="utf-8")
     (root / "bomb.docx").write_bytes(DOCX_BOMBS["empty-paragraphs.docx"][0]())
 
-    async def scenario() -> tuple[dict[str, object], str, float]:
+    async def scenario() -> tuple[dict[str, Any], str, float]:
         async with connect(tmp_path / "home") as client:
             result = await client.call_tool("index_local", {"path": str(root), "name": "mcp"})
             found = await client.call_tool("search_sections", {"repo": "mcp", "query": "quokka"})
@@ -256,7 +257,7 @@ def test_mcp_index_local_with_a_docx_bomb_keeps_serving(tmp_path: Path) -> None:
 
     report, found, rss = anyio.run(scenario)
     assert report["docs_indexed"] == 1
-    assert [e["path"] for e in report["errors"]] == ["bomb.docx"]  # type: ignore[union-attr]
+    assert [e["path"] for e in report["errors"]] == ["bomb.docx"]
     assert "good.md" in found
     assert 0 < rss < MAX_RSS_MB, rss
 
@@ -280,8 +281,9 @@ def test_pdf_time_limit_kills_the_worker_and_the_next_pdf_renders(tmp_path: Path
 
 def test_renditions_cross_the_worker_boundary_unchanged() -> None:
     """JSON framing (never pickle) keeps every field, headings included, byte for byte."""
-    from docmunch.formats.base import Block, HeadingSpec, Rendition
+    from docmunch.formats.base import Block, Rendition
     from docmunch.formats.isolate import rendition_from_json, rendition_to_json
+    from docmunch.section.model import HeadingSpec
 
     rendition = Rendition(
         markdown="# Été\r\n\x00bytes\n".encode(), source_kind="pdf", title="Été",

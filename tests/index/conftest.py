@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,14 +35,14 @@ def corpora(fixtures_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Ind
 
 
 @pytest.fixture
-def corpus_index(corpora: IndexedCorpora) -> Index:
+def corpus_index(corpora: IndexedCorpora) -> Iterator[Index]:
     """A read-only handle on the session index."""
     index = Index.open(corpora.home)
-    yield index  # type: ignore[misc]
+    yield index
     index.close()
 
 
-def write(root: Path, files: dict[str, bytes | str]) -> Path:
+def write(root: Path, files: Mapping[str, bytes | str]) -> Path:
     """Create ``files`` (doc_path → content) under ``root``; returns root."""
     for rel, content in files.items():
         path = root / rel

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -56,12 +57,12 @@ SYNTAX = [
 
 
 @pytest.fixture(scope="module")
-def index(tmp_path_factory: pytest.TempPathFactory) -> Index:
+def index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Index]:
     tmp = tmp_path_factory.mktemp("search")
     root = write(tmp / "docs", DOCS)
     idx = Index.open(tmp / "home")
     assert idx.index_path(root).errors == ()
-    yield idx  # type: ignore[misc]
+    yield idx
     idx.close()
 
 
@@ -176,7 +177,9 @@ def test_function_characters_glued_to_an_unknown_word_are_stripped(tmp_path: Pat
     docs = write(tmp_path / "docs", {"卷.md": text})
     with Index.open(tmp_path / "home") as index:
         index.index_path(docs, repo="zh")
-        repo_ids = [row.id for row in index._store.repo_scope("zh")]
+        scope = index._store.repo_scope("zh")
+        assert scope is not None  # one named repo, never "every repo"
+        repo_ids = [row.id for row in scope]
         conn = index._store.conn
         assert terms("卷里的数据会保留吗", query=True)[0] == "卷里"  # the segmenter glued 里 to 卷
         weights = Ranker(conn, "卷里的数据会保留吗", repo_ids).weights

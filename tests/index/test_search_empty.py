@@ -5,6 +5,7 @@ Run on the real k8s-zh corpus (Chinese and English words) beside a second repo, 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,13 +19,13 @@ from .conftest import EXCLUDE, write
 
 
 @pytest.fixture(scope="module")
-def index(fixtures_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Index:
+def index(fixtures_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Index]:
     tmp = tmp_path_factory.mktemp("search-empty")
     idx = Index.open(tmp / "home")
     assert idx.index_path(fixtures_dir / "corpora" / "k8s-zh", exclude=EXCLUDE).errors == ()
     notes = write(tmp / "notes", {"guide/setup.md": "# Setup\n\nInstall the gadget with the installer.\n"})
     assert idx.index_path(notes).errors == ()
-    yield idx  # type: ignore[misc]
+    yield idx
     idx.close()
 
 

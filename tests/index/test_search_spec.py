@@ -7,6 +7,7 @@ names the case. The corpus is ``fixtures/search-corpus`` (written for these test
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -39,11 +40,11 @@ CASES = _cases()
 
 
 @pytest.fixture(scope="module")
-def index(tmp_path_factory: pytest.TempPathFactory) -> Index:
+def index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Index]:
     idx = Index.open(tmp_path_factory.mktemp("spec-home"))
     report = idx.index_path(HERE / "search-corpus", repo="spec")
     assert report.errors == () and report.docs_indexed == 6
-    yield idx  # type: ignore[misc]
+    yield idx
     idx.close()
 
 

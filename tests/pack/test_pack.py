@@ -229,6 +229,11 @@ def _rewrite(pack: Path, dest: Path, edit: Callable[[sqlite3.Connection, dict[st
     return dest
 
 
+def _set_manifest(key: str, value: object) -> Callable[[sqlite3.Connection, dict[str, Any]], None]:
+    """An ``edit`` for :func:`_rewrite` that sets ``manifest[key] = value``."""
+    return lambda _conn, manifest: manifest.__setitem__(key, value)
+
+
 def _rows_digest(conn: sqlite3.Connection) -> str:
     return rows_digest(logical_rows(conn).items())
 
@@ -247,7 +252,7 @@ def _edit_sections(conn: sqlite3.Connection, edit: Callable[[list[list[Any]]], N
 
 def test_pack_from_another_schema_is_refused(pack: Path, tmp_path: Path) -> None:
     for key, value in (("schema_version", 1), ("pack_format", 2)):
-        copy = _rewrite(pack, tmp_path / f"{key}.dmpack", lambda _c, m, k=key, v=value: m.__setitem__(k, v))
+        copy = _rewrite(pack, tmp_path / f"{key}.dmpack", _set_manifest(key, value))
         with Index.open(tmp_path / "home") as index, pytest.raises(PackSchemaError) as info:
             index.import_pack(copy)
         assert "export it again with a matching docmunch" in str(info.value)

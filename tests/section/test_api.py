@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+from collections.abc import Callable
 
 import pytest
 
@@ -107,7 +108,9 @@ def test_split_text_blank_has_no_sections(data: bytes) -> None:
     ("data", "where"),
     [(b"# A\n\xff\xfe\n", 4), (b"---\ntitle: \xe4\n---\n# A\n", 11), (b"# caf\xc3", 5)],
 )
-def test_invalid_utf8_is_convert_error(split, data: bytes, where: int) -> None:  # type: ignore[no-untyped-def]
+def test_invalid_utf8_is_convert_error(
+    split: Callable[..., ParsedDocument], data: bytes, where: int
+) -> None:
     with pytest.raises(ConvertError) as info:
         split(data, repo="r", doc_path="bad.md")
     assert info.value.path == "bad.md"

@@ -13,6 +13,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import mcp_types as types
 import pytest
 from mcp import Client, StdioServerParameters
 
@@ -128,9 +129,15 @@ async def connect(
         yield client
 
 
-def text_of(result: Any) -> str:
+def text_of(result: types.CallToolResult) -> str:
     """The text blocks of a tool result, joined."""
-    return "".join(block.text for block in result.content if block.type == "text")
+    return "".join(block.text for block in result.content if isinstance(block, types.TextContent))
+
+
+def meta_of(result: types.CallToolResult) -> dict[str, Any]:
+    """The ``_meta`` object of a tool result (fails the test when the server sent none)."""
+    assert result.meta is not None, f"tool result without _meta: {text_of(result)[:300]}"
+    return result.meta
 
 
 def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 30) -> None:

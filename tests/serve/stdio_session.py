@@ -85,7 +85,7 @@ class StdioSession:
 
     def expect_reply(self, request_id: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """Read until the reply to ``request_id``: (that reply, every message before it)."""
-        before = []
+        before: list[dict[str, Any]] = []
         while True:
             msg = self.next_message()
             if "method" not in msg and msg.get("id") == request_id:

@@ -130,7 +130,7 @@ def test_reads_of_other_repos_do_not_wait_for_an_index_run(two_repos: Path, corp
         async with Client(params) as client:
             started = anyio.Event()
 
-            async def on_progress(done: float, total: float | None, message: str | None) -> None:
+            async def on_progress(progress: float, total: float | None, message: str | None) -> None:
                 started.set()
 
             async def index() -> None:

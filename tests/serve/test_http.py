@@ -8,6 +8,7 @@ from pathlib import Path
 import anyio
 import httpx
 import httpx2
+import mcp_types as types
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
@@ -46,7 +47,8 @@ def test_sdk_http_client_lists_and_calls_tools(loopback_server: str, mode: str) 
             assert {t.name for t in tools.tools} >= {"search_sections", "get_section", "index_local"}
             bad = await client.call_tool("get_section", {"repo": "x"})
             assert bad.is_error
-            assert "section_id" in bad.content[0].text
+            first = bad.content[0]
+            assert isinstance(first, types.TextContent) and "section_id" in first.text
             assert bad.meta is not None and "latency_ms" in bad.meta
 
     anyio.run(scenario)

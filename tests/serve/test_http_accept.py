@@ -51,7 +51,7 @@ def _reply(response: httpx.Response) -> dict[str, Any]:
     """The JSON-RPC response carried by ``response``, whichever type it came in."""
     kind = response.headers["content-type"].split(";")[0]
     if kind == "application/json":
-        return response.json()  # type: ignore[no-any-return]
+        return response.json()
     assert kind == "text/event-stream", kind
     replies = [m for m in _sse_messages(response.text) if "result" in m or "error" in m]
     assert len(replies) == 1, response.text

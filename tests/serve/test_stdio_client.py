@@ -9,7 +9,7 @@ import anyio
 import pytest
 
 from docmunch.index import Index
-from tests.serve.conftest import connect, text_of
+from tests.serve.conftest import connect, meta_of, text_of
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -43,8 +43,9 @@ def test_initialize_and_tool_listing(tmp_path: Path, mode: str) -> None:
                 assert tool.input_schema["type"] == "object"
                 assert tool.annotations is not None
                 assert tool.annotations.read_only_hint is (name in READERS), name
-            assert tools["delete_index"].annotations.destructive_hint is True
-            assert tools["index_local"].annotations.destructive_hint is False
+            delete_hints, index_hints = tools["delete_index"].annotations, tools["index_local"].annotations
+            assert delete_hints is not None and delete_hints.destructive_hint is True
+            assert index_hints is not None and index_hints.destructive_hint is False
             search = tools["search_sections"].input_schema
             assert search["required"] == ["query"]
             assert set(search["properties"]) >= {
@@ -64,10 +65,10 @@ def test_index_search_read_verify_delete(tmp_path: Path, fixtures_dir: Path) -> 
             empty = await client.call_tool("list_repos", {})
             assert empty.structured_content["repos"] == []
 
-            progress: list[tuple[float, float | None, str | None]] = []
+            updates: list[tuple[float, float | None, str | None]] = []
 
-            async def on_progress(done: float, total: float | None, message: str | None) -> None:
-                progress.append((done, total, message))
+            async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+                updates.append((progress, total, message))
 
             report = await client.call_tool(
                 "index_local", {"path": str(corpus)}, progress_callback=on_progress
@@ -75,14 +76,15 @@ def test_index_search_read_verify_delete(tmp_path: Path, fixtures_dir: Path) -> 
             assert not report.is_error, text_of(report)
             assert report.structured_content["repo"] == "rust-book"
             assert report.structured_content["sections"] > 100
-            assert progress and progress[-1][0] == progress[-1][1]
+            assert updates and updates[-1][0] == updates[-1][1]
 
             found = await client.call_tool(
                 "search_sections", {"repo": "rust-book", "query": "borrowing references"}
             )
             hits = found.structured_content["results"]
-            assert hits and found.meta["sections_returned"] == len(hits)
-            assert found.meta["tokens_saved"] > 0
+            found_meta = meta_of(found)
+            assert hits and found_meta["sections_returned"] == len(hits)
+            assert found_meta["tokens_saved"] > 0
             assert "content" not in hits[0]
             section_id = hits[0]["id"]
 
@@ -95,7 +97,8 @@ def test_index_search_read_verify_delete(tmp_path: Path, fixtures_dir: Path) -> 
             piece = doc[body["byte_start"] : body["byte_end"]]
             assert hashlib.sha256(piece).hexdigest() == body["content_hash"]
             assert piece.decode("utf-8") == body["content"]
-            citation = read.meta["citation"]
+            read_meta = meta_of(read)
+            citation = read_meta["citation"]
             assert citation["section_id"] == section_id and citation["content_hash"] == body["content_hash"]
             assert set(citation) == {
                 "repo",
@@ -106,8 +109,8 @@ def test_index_search_read_verify_delete(tmp_path: Path, fixtures_dir: Path) -> 
                 "content_hash",
                 "locator",
             }
-            assert read.meta["tokens_saved"] == (len(doc) - len(piece)) // 4
-            assert read.meta["total_tokens_saved"] >= read.meta["tokens_saved"] + found.meta["tokens_saved"]
+            assert read_meta["tokens_saved"] == (len(doc) - len(piece)) // 4
+            assert read_meta["total_tokens_saved"] >= read_meta["tokens_saved"] + found_meta["tokens_saved"]
 
             bad_id = "rust-book::nope.md::missing#1"
             batch = await client.call_tool(
@@ -117,14 +120,14 @@ def test_index_search_read_verify_delete(tmp_path: Path, fixtures_dir: Path) -> 
             assert [s["id"] for s in batch.structured_content["sections"]] == [section_id, hits[1]["id"]]
             assert batch.structured_content["errors"][0]["section_id"] == bad_id
             assert "search_sections" in batch.structured_content["errors"][0]["error"]
-            assert len(batch.meta["citations"]) == 2
+            assert len(meta_of(batch)["citations"]) == 2
 
             context = await client.call_tool(
                 "get_section_context", {"repo": "rust-book", "section_id": section_id, "max_tokens": 3000}
             )
             assert context.structured_content["section"]["id"] == section_id
             assert "breadcrumb" in context.structured_content
-            assert context.meta["citation"]["section_id"] == section_id
+            assert meta_of(context)["citation"]["section_id"] == section_id
 
             tree = await client.call_tool("get_toc_tree", {"repo": "rust-book", "doc_path": body["doc_path"]})
             nodes = tree.structured_content["tree"]
@@ -169,7 +172,7 @@ def test_errors_are_tool_errors_with_guidance(rust_home: Path) -> None:
             assert not_github.is_error and "not a GitHub repository" in text_of(not_github)
             for result in (unknown_repo, unknown_id, missing_arg, relative, github):
                 assert "Traceback" not in text_of(result)
-                assert "latency_ms" in result.meta
+                assert "latency_ms" in meta_of(result)
 
     anyio.run(scenario)
 
@@ -183,8 +186,9 @@ def test_tokens_saved_total_is_persisted(rust_home: Path) -> None:
             toc = await client.call_tool("get_toc", {"repo": "rust-book", "limit": 1})
             section_id = toc.structured_content["sections"][0]["id"]
             read = await client.call_tool("get_section", {"repo": "rust-book", "section_id": section_id})
-            assert read.meta["total_tokens_saved"] >= before + read.meta["tokens_saved"]
-            return int(read.meta["tokens_saved"])
+            read_meta = meta_of(read)
+            assert read_meta["total_tokens_saved"] >= before + read_meta["tokens_saved"]
+            return int(read_meta["tokens_saved"])
 
     saved = anyio.run(scenario)
     assert saved > 0
@@ -203,7 +207,7 @@ def test_paging_and_response_ceiling(rust_home: Path) -> None:
 
             whole = await client.call_tool("get_toc", {"repo": "rust-book"})
             cut = whole.structured_content
-            assert cut["truncated"] is True and whole.meta["truncated"] is True
+            assert cut["truncated"] is True and meta_of(whole)["truncated"] is True
             assert 0 < len(cut["sections"]) < cut["total"]
             assert cut["next_offset"] == len(cut["sections"])
             assert len(text_of(whole).encode()) <= 6000
@@ -218,9 +222,8 @@ def test_paging_and_response_ceiling(rust_home: Path) -> None:
             read = await client.call_tool("get_section", {"repo": "rust-book", "section_id": big["id"]})
             assert read.structured_content["truncated"] is True
             assert len(text_of(read).encode()) <= 6000
-            assert (
-                read.meta["citation"]["byte_end"] == big["byte_end"]
-            )  # the citation still names the whole range
+            # the citation still names the whole range
+            assert meta_of(read)["citation"]["byte_end"] == big["byte_end"]
 
     anyio.run(scenario)
 

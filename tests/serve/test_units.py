@@ -7,6 +7,7 @@ from typing import Any
 
 import anyio
 import pytest
+from starlette.types import Message, Receive, Scope, Send
 
 from docmunch.errors import DocmunchError, SourceError
 from docmunch.serve._context import ToolOutput
@@ -83,18 +84,18 @@ def test_remote_bind_rules(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _guard_status(options: HttpOptions, headers: dict[str, str]) -> int:
-    sent: list[dict[str, Any]] = []
+    sent: list[Message] = []
 
-    async def app(scope: Any, receive: Any, send: Any) -> None:
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
         sent.append({"type": "http.response.start", "status": 200})
 
-    async def receive() -> dict[str, Any]:
+    async def receive() -> Message:
         return {"type": "http.request", "body": b""}
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: Message) -> None:
         sent.append(message)
 
-    scope = {
+    scope: Scope = {
         "type": "http",
         "method": "POST",
         "path": "/mcp",

@@ -10,7 +10,7 @@ import anyio
 import pytest
 
 from docmunch.index import Index
-from tests.serve.conftest import connect, text_of
+from tests.serve.conftest import connect, meta_of, text_of
 from tests.versions.corpus import ADDED, CHANGED, EXCLUDE, NEW_TERM, OLD_SENTENCE, make_versions
 
 pytestmark = pytest.mark.timeout(180)
@@ -50,7 +50,7 @@ def test_versions_over_mcp(homes: tuple[Path, Path]) -> None:
             hits = bare.structured_content["results"]
             assert hits and {h["repo"] for h in hits} == {"rust-book@2"}
             assert any(h["doc_path"] == ADDED for h in hits)
-            assert bare.meta["tokens_saved"] > 0
+            assert meta_of(bare)["tokens_saved"] > 0
 
             exact = await client.call_tool(
                 "search_sections", {"repo": "rust-book@1", "query": "ownership rules"}
@@ -70,7 +70,7 @@ def test_versions_over_mcp(homes: tuple[Path, Path]) -> None:
             assert body["verified"] is True and OLD_SENTENCE in body["content"]
             piece = (v1 / CHANGED).read_bytes()[body["byte_start"] : body["byte_end"]]
             assert hashlib.sha256(piece).hexdigest() == body["content_hash"]
-            assert read.meta["citation"]["repo"] == "rust-book@1"
+            assert meta_of(read)["citation"]["repo"] == "rust-book@1"
 
             # The imported version serves verified reads too (its pack was built in another home).
             new_id = hits[0]["id"]
@@ -78,9 +78,9 @@ def test_versions_over_mcp(homes: tuple[Path, Path]) -> None:
                 "get_section", {"repo": "rust-book", "section_id": new_id, "verify": True}
             )
             assert imported.structured_content["verified"] is True
-            assert imported.meta["citation"]["repo"] == "rust-book@2"
+            assert meta_of(imported)["citation"]["repo"] == "rust-book@2"
             both = await client.call_tool("get_sections", {"repo": "rust-book", "section_ids": [sid, new_id]})
-            assert [c["repo"] for c in both.meta["citations"]] == ["rust-book@1", "rust-book@2"]
+            assert [c["repo"] for c in meta_of(both)["citations"]] == ["rust-book@1", "rust-book@2"]
 
             toc = await client.call_tool("get_toc", {"repo": "rust-book", "limit": 3})
             assert toc.structured_content["repo"] == "rust-book@2"

@@ -10,7 +10,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from tests.serve.conftest import connect, text_of
+from tests.serve.conftest import connect, meta_of, text_of
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -107,6 +107,6 @@ def test_extract_and_index_url(tmp_path: Path, site: str) -> None:
             )
             assert read.structured_content["verified"] is True
             assert "--frobnicate" in read.structured_content["content"]
-            assert read.meta["citation"]["locator"] is not None  # converted source: points into the page
+            assert meta_of(read)["citation"]["locator"] is not None  # converted source: points into the page
 
     anyio.run(scenario)

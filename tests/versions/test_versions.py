@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -41,9 +42,9 @@ def two(trees: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -> P
 
 
 @pytest.fixture
-def index(two: Path) -> Index:
+def index(two: Path) -> Iterator[Index]:
     with Index.open(two) as ix:
-        yield ix  # type: ignore[misc]
+        yield ix
 
 
 def test_both_versions_are_stored_side_by_side_with_distinct_ids(index: Index) -> None:

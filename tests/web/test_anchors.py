@@ -21,8 +21,9 @@ def test_every_locator_fragment_is_a_real_id_of_its_page(fixtures_dir: Path):
             if section.level == 0:
                 continue
             headings += 1
-            url = rendition.locator_for(section.byte_start, section.byte_end, anchor=section.anchor)["url"]
-            fragment = url.partition("#")[2]
+            locator = rendition.locator_for(section.byte_start, section.byte_end, anchor=section.anchor)
+            assert locator is not None  # a web page always has its URL
+            fragment = locator["url"].partition("#")[2]
             if not fragment:
                 continue
             anchored += 1

@@ -32,7 +32,9 @@ def outcome(folder: Path, html: str) -> str:
     for section in split_markdown(rendition.markdown, repo="r", doc_path="page.html").sections:
         if section.level == 0:
             continue
-        url = rendition.locator_for(section.byte_start, section.byte_end, anchor=section.anchor)["url"]
+        locator = rendition.locator_for(section.byte_start, section.byte_end, anchor=section.anchor)
+        assert locator is not None  # a web page always has its URL
+        url = locator["url"]
         slug_path = section.id.split("::")[2].rpartition("#")[0]
         lines.append(f"{section.level}|{slug_path}|{section.title}|{url.partition('#')[2]}")
     for link in _LINK.findall(rendition.markdown.decode("utf-8")):

@@ -78,8 +78,8 @@ def test_one_repo_for_two_origins_never_reuses_the_other_origins_validators(two_
 
 def test_a_full_crawl_of_one_origin_removes_nothing_of_another(two_sites, docmunch_home):
     a, b = two_sites
-    options = {"allow_private": True, "retries": 0, "rate_per_host": None, "trust_env": False}
-    with Fetcher(**options) as fetcher, Index.open() as index:
+    fetcher = Fetcher(allow_private=True, retries=0, rate_per_host=None, trust_env=False)
+    with fetcher, Index.open() as index:
         crawl_site(index, a.url("/"), repo="shared", fetcher=fetcher)
         report = crawl_site(index, b.url("/"), repo="shared", fetcher=fetcher)
         docs = {d.doc_path for d in index.list_docs("shared")}

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from docmunch.cli import main
+from docmunch.formats.html import render_html
 from docmunch.index import Index
 from docmunch.sources import page, web
 from tests.web.siteserver import Reply, SiteServer
@@ -140,6 +141,7 @@ def test_index_url_locators_use_the_pages_real_anchors(sphinx_site, capsys, docm
         assert docs[0].source_kind == "url" and docs[0].source_ref == url
     html = (sphinx_site.root / "why.html").read_text()
     for section in sections:
+        assert section.locator is not None  # a web page always has its URL
         fragment = section.locator["url"].partition("#")[2]
         if fragment:  # every fragment we hand out exists in the page
             assert re.search(rf'id="{re.escape(fragment)}"', html), fragment
@@ -159,7 +161,7 @@ def test_heading_without_real_anchor_gives_bare_url(httpx_site, docmunch_home):
 
 def test_reindex_of_unchanged_page_costs_no_extraction(httpx_site, docmunch_home, monkeypatch):
     calls: list[str | None] = []
-    real = page.render_html
+    real = render_html  # what docmunch.sources.page calls, patched there below
 
     def counting(data: bytes, *, url: str | None, http_charset: str | None = None):
         calls.append(url)
