@@ -40,6 +40,7 @@ __all__ = [
     "EXACT_TITLE_BOOST",
     "IDENTIFIER_BOOST",
     "IDENTIFIER_CHECKS",
+    "IDENTIFIER_MAX_CHARS",
     "RANKINGS",
     "TITLED_CANDIDATES",
     "identifier_weights",
@@ -60,6 +61,10 @@ them verbatim (case-insensitive); each identifier counts by its rarity among the
 candidates (:func:`identifier_weights`). Dev MRR@10 0.672 at 0.5, 0.678 at 0.3, 0.677 at 0.1
 and 0.2, 0.677 without; validation 0.710 at each; keywords 0.877 at each (``docs/search.md``,
 seventh round)."""
+IDENTIFIER_MAX_CHARS = 100
+"""A longer query piece is not checked verbatim (characters): no identifier is that long, and
+trimming a piece costs time quadratic in its length (a 4 MB MCP message of ``(`` would take
+hours)."""
 IDENTIFIER_CHECKS = 30
 """How many of the best candidates are read back (raw cache) for the identifier check."""
 CANDIDATES = 100
@@ -116,6 +121,7 @@ def identifiers(query: str) -> list[str]:
     * pieces whose only punctuation is an apostrophe — English contractions and possessives
       (``aren't``, ``won't``, ``app's``) are prose, and found verbatim in most sections they
       gave the boost to whatever section said them;
+    * pieces longer than :data:`IDENTIFIER_MAX_CHARS`;
     * words joined only by ``-``, ``_``, ``.``, ``/`` or ``::`` (``kube-node-lease``,
       ``crates.io``, ``String::from``): the analyser already indexes each as one term, so the
       boost counted the same evidence twice, and for the hyphenated English compounds of prose
@@ -124,6 +130,8 @@ def identifiers(query: str) -> list[str]:
     """
     out: list[str] = []
     for piece in _PIECE.findall(query):
+        if len(piece) > IDENTIFIER_MAX_CHARS:
+            continue
         piece = _trim(piece)
         if len(piece) < 3 or not _IDENTIFIER.match(piece) or piece.isalnum():
             continue

@@ -232,3 +232,15 @@ def test_identifier_weights_follow_rarity_among_the_candidates() -> None:
     assert weights["absent::x"] == pytest.approx(1.0)  # found nowhere: no section gains anyway
     assert 0 < weights["--dry-run"] < 0.35  # three of four (0.32): it tells them little apart
 
+
+
+def test_a_query_of_millions_of_brackets_is_answered(tmp_path: Path) -> None:
+    # trimming unpaired brackets is quadratic in a piece's length; an MCP message may carry
+    # 4 MiB of query, so pieces over IDENTIFIER_MAX_CHARS are not identifiers at all
+    assert identifiers("Vec<" + "(" * 200 + ">") == []
+    assert identifiers("Vec<u8> " + "(" * 2_000_000) == ["vec<u8>"]
+    docs = write(tmp_path / "docs", {"a.md": "# Pods\n\nA pod holds a Vec<u8> of bytes.\n"})
+    with Index.open(tmp_path / "home") as index:
+        index.index_path(docs, repo="r")
+        hits = index.search("pods " + "(" * 2_000_000 + " Vec<u8>", repo="r")
+        assert [h.title for h in hits] == ["Pods"]
