@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from docmunch import __version__, cli_versions
-from docmunch.errors import DocmunchError, InvalidRepoName, SourceError
+from docmunch.errors import DocmunchError, InvalidRepoName, RepoNotFound, SourceError, UnknownVersion
 from docmunch.index import DEFAULT_MAX_FILE_BYTES, Index, IndexReport, SectionRead, section_toc_json
 from docmunch.index.versions import with_version
 from docmunch.setup import commands as setup_commands
@@ -266,14 +266,24 @@ def _cmd_search(args: argparse.Namespace) -> int:
                 f"docmunch: note: searching every repo for {_printable(words[0])!r}; to search repo "
                 f"{_printable(words[0])} give a query too: docmunch search {_printable(words[0])} QUERY\n"
             )
-        hits = index.search(
-            args.query,
-            repo=args.repo,
-            limit=args.limit,
-            doc_path=args.doc,
-            path_glob=args.glob,
-            snippet_bytes=args.snippet,
-        )
+        try:
+            hits = index.search(
+                args.query,
+                repo=args.repo,
+                limit=args.limit,
+                doc_path=args.doc,
+                path_glob=args.glob,
+                snippet_bytes=args.snippet,
+            )
+        except RepoNotFound as error:
+            if args.repo is None or isinstance(error, UnknownVersion) or error.suggestions:
+                raise
+            # an unquoted question reads as REPO QUERY: say how to search for all of it
+            whole = _printable(" ".join(words))
+            raise RepoNotFound(
+                error.repo, f"{error}; to search every repo for the whole question, quote it or "
+                f"use --all: docmunch search --all {whole}"
+            ) from error
         empty = None if hits else index.explain_empty(
             args.query, repo=args.repo, doc_path=args.doc, path_glob=args.glob
         )

@@ -268,12 +268,15 @@ class RepoNotFound(DocmunchError):
     """No indexed repo is called ``repo``; ``known`` (the stored names) feeds a did-you-mean."""
 
     def __init__(self, repo: str, message: str | None = None, *, known: Iterable[str] = ()) -> None:
+        near: list[str] = []
         if message is None:
             near = near_matches(repo, known)
             hint = f" (did you mean {', '.join(near)}?)" if near else ""
             message = f"unknown repo {repo!r}{hint}; `docmunch list` (MCP: list_repos) shows the indexed ones"
         super().__init__(message)
         self.repo = repo
+        self.suggestions = near
+        """Indexed names close to ``repo`` (the did-you-mean), empty when none or a message was given."""
 
 
 class UnknownVersion(RepoNotFound):

@@ -52,9 +52,10 @@ __all__ = [
 RANKINGS = ("question", "legacy")
 """Accepted values of ``ranking``."""
 EXACT_TITLE_BOOST = 1.0
-"""Added when the query equals the section title (case and spacing ignored): ``kubectl drain``
-puts that page first. Scores are normalised to the query's total weight, so 1.0 is the score
-of a section with every term at full impact."""
+"""Added when the query equals the section title (case, spacing and end punctuation ignored,
+:func:`_title_keys`): ``kubectl drain`` and ``what is a pod`` put those sections first. Scores
+are normalised to the query's total weight, so 1.0 is the score of a section with every term at
+full impact."""
 IDENTIFIER_BOOST = 0.3
 """Added, times the share of the query's identifiers found, when a section's text contains
 them verbatim (case-insensitive); each identifier counts by its rarity among the checked
@@ -183,8 +184,20 @@ def require_document(store: Store, repo: str | None, doc_path: str) -> None:
     raise DocumentNotFound(repo, doc_path, suggestions=tuple(close))
 
 
-def _title_key(text: str) -> str:
-    return " ".join(text.split()).casefold()
+_TITLE_END = "?？.。!！:："
+"""Sentence punctuation a title may end with that the query may leave out, or the reverse."""
+
+
+def _title_keys(text: str) -> tuple[str, ...]:
+    """The stored ``title_fold`` values (spacing collapsed, casefolded) that count as the query
+    ``text`` itself for the exact-title boost: the query, and the query with its end
+    punctuation left out or swapped (``什么是 Pod`` and ``what is a pod`` meet the titles
+    ``什么是 Pod？`` and ``What is a Pod?``)."""
+    key = " ".join(text.split()).casefold()
+    core = key.rstrip(_TITLE_END)
+    if not core:
+        return (key,)
+    return tuple(dict.fromkeys([key, core, *(core + mark for mark in _TITLE_END)]))
 
 
 def search(
@@ -253,10 +266,10 @@ def search(
     where = "".join(f" AND {f}" for f in filters)
 
     context = _Context(store, ranker, where, args)
-    key = _title_key(query)
-    scored = context.ranked(limit, key)
+    keys = _title_keys(query)
+    scored = context.ranked(limit, keys)
     if scored and ranker.feedback([row[0] for _, row in scored[:FEEDBACK_SECTIONS]]):
-        scored = context.ranked(limit, key)
+        scored = context.ranked(limit, keys)
     scored = context.proximity(scored)
     wanted = identifiers(query)
     if wanted:
@@ -316,10 +329,11 @@ class _Context:
             self.texts[row[0]] = text
         return text
 
-    def _titled(self, key: str, ids: Any, scores: Any) -> list[tuple[int, float]]:
+    def _titled(self, keys: tuple[str, ...], ids: Any, scores: Any) -> list[tuple[int, float]]:
         """``[(section id, own score)]`` of the candidates whose title equals the query."""
         if self._title_ids is None:
-            rows = self.store.conn.execute("SELECT id FROM sections WHERE title_fold = ?", (key,))
+            marks = ",".join("?" * len(keys))
+            rows = self.store.conn.execute(f"SELECT id FROM sections WHERE title_fold IN ({marks})", keys)
             self._title_ids = [row[0] for row in rows]
         if not self._title_ids:
             return []
@@ -328,14 +342,14 @@ class _Context:
             at = at[np.argsort(-scores[at], kind="stable")[:TITLED_CANDIDATES]]
         return list(zip(ids[at].tolist(), scores[at].tolist(), strict=True))
 
-    def ranked(self, limit: int, key: str) -> list[tuple[float, Row]]:
+    def ranked(self, limit: int, keys: tuple[str, ...]) -> list[tuple[float, Row]]:
         """The best candidates with their rows: section score + document share + exact-title boost."""
         ids, scores = self.ranker.section_scores()
         if not ids.size:
             return []
         doc_ids, doc_scores = self.ranker.document_scores()
         scored: list[tuple[float, Row]] = []
-        titled = self._titled(key, ids, scores)
+        titled = self._titled(keys, ids, scores)
         for start, part in enumerate(_best_first(scores)):
             chunk = ids[part].tolist()
             pairs = list(zip(chunk, scores[part].tolist(), strict=True))
@@ -352,7 +366,7 @@ class _Context:
             shares = np.where(found, doc_scores[at] if doc_ids.size else 0.0, 0.0).tolist()
             for (own, row), share in zip(rows, shares, strict=True):
                 value = own + DOCUMENT_WEIGHT * share
-                if row[10] == key:
+                if row[10] in keys:
                     value += EXACT_TITLE_BOOST
                 scored.append((value, row))
             if len(scored) >= max(limit, FEEDBACK_SECTIONS):

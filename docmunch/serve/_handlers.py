@@ -31,6 +31,9 @@ TREE_PAGE_NODES = 50
 """Default page size of ``get_toc_tree`` (top-level nodes, each with its subtree; 200 was 89 KB)."""
 REPO_PAGE_ITEMS = 200
 """Default page size of ``list_repos`` (repos are few; a page rarely ends early)."""
+QUERY_ECHO_MAX_CHARS = 200
+"""``search_sections`` echoes its query cut to this many characters (``…`` marks the cut): a
+query may be megabytes long, and sending it back would cost the agent as many tokens."""
 
 
 def _page(items: list[Any], args: dict[str, Any], key: str, default_limit: int) -> dict[str, Any]:
@@ -230,7 +233,10 @@ def search_sections(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn
     results = [hit.to_json() for hit in hits]
     docs = {(r.get("repo") or repo, r["doc_path"]) for r in results}
     doc_bytes = sum(ctx.doc_sizes(r).get(d, 0) for r, d in docs if r)
-    answer: dict[str, Any] = {"query": args["query"], "results": results}
+    query: str = args["query"]
+    if len(query) > QUERY_ECHO_MAX_CHARS:
+        query = query[: QUERY_ECHO_MAX_CHARS - 1] + "…"
+    answer: dict[str, Any] = {"query": query, "results": results}
     if not results:  # why: stop words only, no known word, filters (docmunch.index.empty)
         answer["no_results"] = ctx.index.explain_empty(
             args["query"], repo=repo, doc_path=args.get("doc_path"), path_glob=args.get("path_glob"),

@@ -142,6 +142,20 @@ def test_human_output(docmunch_home: Path, docs: Path, capsys: pytest.CaptureFix
     assert code == 1 and err.startswith("docmunch: unknown repo 'd'") and err.count("\n") == 1
 
 
+def test_an_unquoted_question_gets_a_hint_to_quote_it(
+    docmunch_home: Path, docs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_json(capsys, "index", str(docs), "--repo", "docs")
+    code, _, err = run(capsys, "search", "install", "the", "gadget")
+    assert code == 1 and err.count("\n") == 1
+    assert err.startswith("docmunch: unknown repo 'install'")
+    assert err.rstrip().endswith("quote it or use --all: docmunch search --all install the gadget")
+    code, _, err = run(capsys, "search", "dcos", "gadget")  # a near miss: the did-you-mean alone
+    assert code == 1 and "did you mean docs?" in err and "--all" not in err
+    code, out, _ = run(capsys, "search", "--all", "install", "the", "gadget")
+    assert code == 0 and "guide.md" in out
+
+
 def test_verify_exits_1_when_a_cached_file_is_tampered(
     docmunch_home: Path, docs: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -244,3 +244,17 @@ def test_a_query_of_millions_of_brackets_is_answered(tmp_path: Path) -> None:
         index.index_path(docs, repo="r")
         hits = index.search("pods " + "(" * 2_000_000 + " Vec<u8>", repo="r")
         assert [h.title for h in hits] == ["Pods"]
+
+
+def test_a_question_equal_to_a_title_but_for_its_end_punctuation_gets_the_title_boost(tmp_path: Path) -> None:
+    pods = "Pod " * 40
+    docs = write(tmp_path / "docs", {
+        "pods.md": f"# Pods\n\n{pods}\n\n## 什么是 Pod？\n\nPod 是可以创建和管理的最小计算单元。\n\n"
+                   f"## What is a Pod?\n\nA Pod is the smallest unit.\n",
+        "other.md": f"# Pod lifecycle\n\n{pods}\n",
+    })  # fmt: skip
+    with Index.open(tmp_path / "home") as index:
+        index.index_path(docs, repo="r")
+        assert index.search("什么是 Pod", repo="r")[0].title == "什么是 Pod？"
+        assert index.search("what is a pod", repo="r")[0].title == "What is a Pod?"
+        assert index.search("What is a Pod!", repo="r")[0].title == "What is a Pod?"

@@ -235,5 +235,11 @@ def test_unicode_arguments_round_trip(rust_home: Path) -> None:
                 found = await client.call_tool("search_sections", {"query": text})
                 assert not found.is_error, text_of(found)
                 assert found.structured_content["query"] == text
+            long = "ownership " * 100_000  # a megabyte of query is answered, not echoed
+            found = await client.call_tool("search_sections", {"query": long})
+            assert not found.is_error, text_of(found)
+            assert found.structured_content["results"]
+            assert found.structured_content["query"] == long[:199] + "…"
+            assert len(text_of(found)) < 100_000
 
     anyio.run(scenario)
