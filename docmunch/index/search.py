@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from docmunch.errors import DocumentNotFound
+from docmunch.index.analyze import MAX_TERM_CHARS, WORD_PATTERN
 from docmunch.index.legacy import legacy_search
 from docmunch.index.proximity import PROXIMITY_CHECKS, Proximity
 from docmunch.index.rank import DOCUMENT_WEIGHT, FEEDBACK_SECTIONS, Ranker
@@ -84,9 +85,6 @@ _ROW_SQL = (
 Row = tuple[Any, ...]
 _IDENTIFIER = re.compile(r"^(?=.*[^\W_])(?=.*[!-/:-@\[-`{-~]).+$")
 """A word character and an ASCII punctuation character: code is written in ASCII punctuation."""
-_JOINED = re.compile(r"^[^\W_]+(?:(?:::|[-_./])[^\W_]+)+$")
-"""Words joined only by the analyser's connectors (``kube-system``, ``lib.rs``, ``std::env::var``,
-``out-of-range``): already one index term each (:func:`docmunch.index.analyze.word_terms`)."""
 _PIECE = re.compile(r"[^\s\u3000-\u303f\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]+")
 """A query piece: text between whitespace and CJK or full-width punctuation (``，``, ``？``, ``：``)."""
 _EDGE = "\"'`“”‘’,.;:!?。，；！？"
@@ -108,6 +106,14 @@ def _trim(piece: str) -> str:
                 piece = piece[1:]
         if piece == before:
             return piece
+
+
+def _one_term(piece: str) -> bool:
+    """Whether the analyser indexes ``piece`` whole, as one term: a word run joined only by its
+    connectors (``kube-system``, ``lib.rs``, ``std::env::var``, ``out-of-range``; the
+    analyser's :data:`~docmunch.index.analyze.WORD_PATTERN`) of at most
+    :data:`~docmunch.index.analyze.MAX_TERM_CHARS` characters."""
+    return len(piece) <= MAX_TERM_CHARS and WORD_PATTERN.fullmatch(piece) is not None
 
 
 def identifiers(query: str) -> list[str]:
@@ -136,7 +142,7 @@ def identifiers(query: str) -> list[str]:
         piece = _trim(piece)
         if len(piece) < 3 or not _IDENTIFIER.match(piece) or piece.isalnum():
             continue
-        if piece.translate(_APOSTROPHES).isalnum() or _JOINED.match(piece):
+        if piece.translate(_APOSTROPHES).isalnum() or _one_term(piece):
             continue
         out.append(piece.casefold())
     return list(dict.fromkeys(out))
