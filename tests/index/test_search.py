@@ -163,6 +163,8 @@ def test_analysis() -> None:
     # words joined only by the analyser's connectors are one index term already, and
     # hyphenated English compounds are prose: neither is checked verbatim
     assert identifiers("kube-system crates.io std::env::var join_all out-of-range per-node") == []
+    long = "-".join(["part"] * 15)  # 74 characters: the analyser does not keep it whole
+    assert identifiers(long) == [long]
     assert identifiers("kubectl apply --prune and --server-side") == ["--prune", "--server-side"]
     # sentence punctuation and unpaired brackets at a piece's ends are not part of it
     assert identifiers("x509: error: Vec<u8>, (see Box<dyn Write>) let Some(x) = y") == [
