@@ -27,7 +27,7 @@ LAYERS = [
     ["index"],
     ["sources"],
     ["terminal", "progress"],  # terminal output helpers of the fronts
-    ["setup", "cli_versions"],  # fronts that cli.py registers as subcommands
+    ["setup", "cli_versions"],  # fronts that docmunch/cli/ registers as subcommands
     ["serve", "cli"],
     ["__main__"],
 ]

@@ -1,0 +1,247 @@
+"""``docmunch search | toc | section | list | delete``: the commands over what is indexed.
+
+``search``, ``toc``, ``section`` and ``list`` read the index (human text, or ``--json``;
+shapes in docs/cli.md); ``delete`` removes a repo. :func:`add_commands` registers them with
+their arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+from docmunch.cli.parser import REPO_HELP, Register, non_negative, positive
+from docmunch.errors import RepoNotFound, UnknownVersion
+from docmunch.index import Index, SectionRead, section_toc_json
+from docmunch.terminal import console as _console
+from docmunch.terminal import emit_json as _emit_json
+from docmunch.terminal import esc as _esc
+from docmunch.terminal import one_line as _one_line
+from docmunch.terminal import printable as _printable
+
+__all__ = ["add_commands"]
+
+
+def _cmd_search(args: argparse.Namespace) -> int:
+    # `search QUERY` and `search --all QUERY...` search every repo; `search REPO QUERY...` one repo.
+    words: list[str] = args.words
+    if not words:
+        sys.stderr.write("docmunch search: QUERY is missing (see 'docmunch search --help')\n")
+        return 2
+    if args.all or len(words) == 1:
+        args.repo, args.query = None, " ".join(words)
+    else:
+        args.repo, args.query = words[0], " ".join(words[1:])
+    started = time.perf_counter()
+    with Index.open() as index:
+        if len(words) == 1 and not args.all and any(r.repo == words[0] for r in index.list_repos()):
+            sys.stderr.write(
+                f"docmunch: note: searching every repo for {_printable(words[0])!r}; to search repo "
+                f"{_printable(words[0])} give a query too: docmunch search {_printable(words[0])} QUERY\n"
+            )
+        try:
+            hits = index.search(
+                args.query,
+                repo=args.repo,
+                limit=args.limit,
+                doc_path=args.doc,
+                path_glob=args.glob,
+                snippet_bytes=args.snippet,
+            )
+        except RepoNotFound as error:
+            if args.repo is None or isinstance(error, UnknownVersion) or error.suggestions:
+                raise
+            # an unquoted question reads as REPO QUERY: say how to search for all of it
+            whole = _printable(" ".join(words))
+            raise RepoNotFound(
+                error.repo, f"{error}; to search every repo for the whole question, quote it or "
+                f"use --all: docmunch search --all {whole}"
+            ) from error
+        empty = None if hits else index.explain_empty(
+            args.query, repo=args.repo, doc_path=args.doc, path_glob=args.glob
+        )
+    latency = round((time.perf_counter() - started) * 1000, 2)
+    if args.json:
+        answer: dict[str, Any] = {"results": [h.to_json() for h in hits]}
+        if empty is not None:
+            answer["no_results"] = empty.to_json()
+        answer["_meta"] = {"latency_ms": latency, "sections_returned": len(hits), "query": args.query}
+        _emit_json(answer)
+    if empty is not None:  # like an unknown section or document: one line on stderr, exit 1
+        sys.stderr.write(f"docmunch: no results: {_one_line(empty.message)}\n")
+        return 1
+    if args.json:
+        return 0
+    console = _console()
+    for h in hits:
+        place = h.doc_path if args.repo is not None else f"{h.repo}: {h.doc_path}"
+        console.print(f"[bold]{h.score:7.2f}[/]  [bold]{_esc(h.title)}[/]  [dim]({_esc(place)})[/]")
+        console.print(f"         {_esc(h.id)}")
+        if h.summary:
+            console.print(f"         [dim]{_esc(h.summary)}[/]")
+        if h.snippet:
+            console.print(_esc(h.snippet))
+    return 0
+
+
+def _cmd_toc(args: argparse.Namespace) -> int:
+    with Index.open() as index:
+        if args.tree:
+            tree = index.toc_tree(args.repo, args.doc_path)
+            if args.json:
+                _emit_json({"sections": tree})
+                return 0
+            console = _console()
+            _print_tree(console, tree, 0)
+            return 0
+        sections = index.toc(args.repo, args.doc_path)
+    if args.json:
+        _emit_json({"sections": [section_toc_json(s) for s in sections]})
+        return 0
+    console = _console()
+    current = None
+    for s in sections:
+        if s.doc_path != current:
+            current = s.doc_path
+            console.print(f"[bold]{_esc(current)}[/]")
+        indent = "  " * max(s.level, 1)
+        console.print(f"{indent}{_esc(s.title)}  [dim]{_esc(s.id)}[/]")
+    return 0
+
+
+def _print_tree(console: Any, nodes: list[dict[str, Any]], depth: int) -> None:
+    for node in nodes:
+        console.print(f"{'  ' * depth}{_esc(node['title'])}  [dim]{_esc(node['id'])}[/]")
+        _print_tree(console, node["children"], depth + 1)
+
+
+def _cmd_section(args: argparse.Namespace) -> int:
+    with Index.open() as index:
+        read = index.get_section(args.repo, args.id, verify=args.verify)
+    if args.json:
+        _emit_json(read.to_json())
+        return 0 if read.verified is not False else 1
+    s = read.section
+    console = _console()
+    console.print(f"[dim]{_esc(s.id)}  bytes {s.byte_start}-{s.byte_end}  sha256 {s.content_hash}[/]")
+    if read.verified is not None:
+        console.print(f"verified: {'true' if read.verified else '[red]false[/]'} ({_checks_text(read)})")
+    sys.stdout.write(read.content if read.content.endswith("\n") else read.content + "\n")
+    return 0 if read.verified is not False else 1
+
+
+def _checks_text(read: SectionRead) -> str:
+    """What ``section --verify`` re-hashed, e.g. ``cache ok; original /abs/a.md MISMATCH (...)``."""
+    parts = []
+    for check in read.checks:
+        name = "cache" if check.where == "cache" else f"original {_esc(check.path)}"
+        if check.ok is None:
+            parts.append(f"{name} not checked: the file is gone")
+        elif check.ok:
+            parts.append(f"{name} ok")
+        else:
+            hint = "changed since it was indexed, re-index it" if check.where == "original" else "corrupt"
+            parts.append(f"{name} [red]MISMATCH[/]: {hint}")
+    if not any(check.where == "original" for check in read.checks):
+        parts.append("no original file to check (converted or remote source)")
+    return "; ".join(parts)
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    with Index.open() as index:
+        groups = index.list_groups()
+        home = index.home
+    if args.json:
+        _emit_json({"repos": [g.to_json() for g in groups]})
+        return 0
+    console = _console()
+    if not groups:
+        console.print(f"no repos indexed under {home}; try `docmunch index PATH`")
+        return 0
+    for g in groups:
+        if len(g.versions) == 1 and g.versions[0].version is None:
+            r = g.versions[0]
+            console.print(
+                f"[bold]{_esc(r.repo)}[/]  {r.docs} docs, {r.sections} sections, indexed {r.indexed_at}  "
+                f"[dim]{_esc(_origin(r))}[/]{_last_run(r)}"
+            )
+            continue
+        console.print(f"[bold]{_esc(g.name)}[/]  [dim]bare name means[/] {_esc(g.default.repo)}")
+        for r in g.versions:
+            mark = "pinned default" if r.pinned else "default" if r.default else ""
+            label = _esc(r.version or "(unversioned)")
+            console.print(
+                f"  {label:<16} {mark:<14} {r.docs} docs, {r.sections} sections, "
+                f"indexed {r.indexed_at}  [dim]{_esc(_origin(r))}[/]{_last_run(r)}"
+            )
+    return 0
+
+
+def _last_run(info: Any) -> str:
+    if info.last_run == "running":
+        return "  [yellow](being indexed now)[/]"
+    if info.last_run == "interrupted":
+        return "  [yellow](last run interrupted: index it again to complete it)[/]"
+    return ""
+
+
+def _origin(info: Any) -> str:
+    """Where a repo came from: its source, plus the git ref and commit when it has them."""
+    if info.commit:
+        ref = info.ref or "(default branch)"
+        return f"{info.source.rsplit('@', 1)[0]} ref {ref} commit {info.commit[:12]}"
+    return str(info.source)
+
+
+def _cmd_delete(args: argparse.Namespace) -> int:
+    with Index.open() as index:
+        deleted = index.delete_repo(args.repo)
+    _console().print(f"deleted {', '.join(_esc(name) for name in deleted)}")
+    return 0
+
+
+def add_commands(cmd: Register) -> None:
+    """Register ``search``, ``toc``, ``section``, ``list`` and ``delete`` through ``cmd``
+    (:data:`docmunch.cli.parser.Register`)."""
+    sp = cmd("search", _cmd_search, "search sections with keywords or a question (one repo, or all)")
+    sp.add_argument(
+        "words",
+        metavar="[REPO] QUERY",
+        nargs="*",
+        help=f"REPO: {REPO_HELP}; omit it (or use --all) to search every repo. QUERY: keywords or a "
+        "plain question in any language; words after REPO are the query, and a query may start "
+        "with '-' (--dry-run)",
+    )
+    sp.add_argument("--all", action="store_true", help="search every repo: docmunch search --all QUERY")
+    sp.add_argument("--limit", type=positive, default=10, metavar="N")
+    sp.add_argument("--doc", metavar="PATH", help="only this doc_path")
+    sp.add_argument("--glob", metavar="PATTERN", help="only doc_paths matching this fnmatch pattern")
+    sp.add_argument(
+        "--snippet", type=non_negative, default=0, metavar="BYTES",
+        help="include the first BYTES of each hit",
+    )
+    sp.add_argument("--json", action="store_true")
+
+    sp = cmd("toc", _cmd_toc, "table of contents of a repo or one document")
+    sp.add_argument("repo", metavar="REPO")
+    sp.add_argument("doc_path", metavar="DOC_PATH", nargs="?")
+    sp.add_argument("--tree", action="store_true", help="nested outline")
+    sp.add_argument("--json", action="store_true")
+
+    sp = cmd("section", _cmd_section, "print one section's exact bytes")
+    sp.add_argument("repo", metavar="REPO")
+    sp.add_argument("id", metavar="SECTION_ID")
+    sp.add_argument(
+        "--verify",
+        action="store_true",
+        help="re-hash the bytes (cache, and the original file of local text sources) against content_hash",
+    )
+    sp.add_argument("--json", action="store_true")
+
+    sp = cmd("list", _cmd_list, "list indexed repos")
+    sp.add_argument("--json", action="store_true")
+
+    sp = cmd("delete", _cmd_delete, "delete a repo from the index")
+    sp.add_argument("repo", metavar="REPO", help=REPO_HELP)
