@@ -38,7 +38,7 @@ from functools import lru_cache
 from lxml.html import HtmlElement
 
 from docmunch.extract import _dom as dom
-from docmunch.extract._boilerplate import WRAPPER_NAMES
+from docmunch.extract._boilerplate.elements import WRAPPER_NAMES
 from docmunch.extract._budget import check_budget
 from docmunch.extract._clean import prep_article
 from docmunch.extract._code import is_code_container

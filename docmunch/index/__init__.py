@@ -13,6 +13,7 @@ Layout of a home folder: ``index.sqlite3`` (WAL; metadata + FTS5) and ``raw/`` (
 bytes addressed by sha256, byte-identical to the source for Markdown/text).
 """
 
+from docmunch.index.connections import default_home
 from docmunch.index.core import Index
 from docmunch.index.empty import EmptyReason
 from docmunch.index.indexer import DEFAULT_MAX_FILE_BYTES
@@ -32,7 +33,6 @@ from docmunch.index.records import (
     section_toc_json,
 )
 from docmunch.index.schema import SCHEMA_VERSION
-from docmunch.index.store import default_home
 
 __all__ = [
     "DEFAULT_MAX_FILE_BYTES",

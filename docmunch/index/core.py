@@ -16,6 +16,7 @@ from typing import Any
 from docmunch.formats.base import Rendition
 from docmunch.index import indexer, pack, pack_import, read
 from docmunch.index import search as _search
+from docmunch.index.connections import default_home
 from docmunch.index.empty import EmptyReason, explain_empty
 from docmunch.index.records import (
     DocInfo,
@@ -29,7 +30,7 @@ from docmunch.index.records import (
     VerifyReport,
 )
 from docmunch.index.runlock import RepoRun
-from docmunch.index.store import Store, default_home
+from docmunch.index.store import Store
 from docmunch.section import Section
 
 __all__ = ["Index"]

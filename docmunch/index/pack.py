@@ -49,8 +49,9 @@ from typing import Any
 from docmunch import __version__
 from docmunch.errors import IndexStoreError, PackError
 from docmunch.index.records import PackReport
+from docmunch.index.rows import utc_now
 from docmunch.index.schema import SCHEMA_VERSION
-from docmunch.index.store import Store, utc_now
+from docmunch.index.store import Store
 from docmunch.index.versions import RepoRow
 
 __all__ = [

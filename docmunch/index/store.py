@@ -1,4 +1,9 @@
-"""The store: docmunch home, per-thread SQLite connections, raw cache and all writes.
+"""The store: a docmunch home's reads and writes (repos, documents, counters, raw-cache clean-up).
+
+:class:`Store` is what the rest of the index calls. Opening a home (its folder, per-thread
+SQLite connections, the write transaction, the schema gate) is its base,
+:class:`~docmunch.index.connections.Connections`; the SQL of a repo's and a document's rows
+is :mod:`docmunch.index.rows`. The order of every write is here.
 
 Atomicity: a document is written in ONE transaction (``BEGIN IMMEDIATE`` … ``COMMIT``) after
 its bytes are safely in the raw cache (fsync + rename). Readers see the old document or the
@@ -11,37 +16,22 @@ with concurrent writers).
 from __future__ import annotations
 
 import contextlib
-import datetime
 import json
 import os
 import sqlite3
-import threading
 import time
-from collections.abc import Iterator, Sequence
-from pathlib import Path
-
-import platformdirs
+from collections.abc import Sequence
 
 from docmunch.errors import IndexStoreError, RepoExists
 from docmunch.formats.base import Rendition
-from docmunch.index import fts, versions
+from docmunch.index import fts, rows, versions
+from docmunch.index.connections import Connections
 from docmunch.index.document import PreparedDoc, prepare_document
-from docmunch.index.postings import TermCache, TermWriter, compact, delete_section_terms
-from docmunch.index.rawcache import RawCache
-from docmunch.index.rebuild import rebuild_term_index
+from docmunch.index.postings import TermWriter, compact
 from docmunch.index.records import DocState
-from docmunch.index.schema import connect, ensure_schema
 from docmunch.index.versions import RepoRow
 
-__all__ = ["DB_NAME", "Store", "check_repo_name", "default_home", "utc_now"]
-
-DB_NAME = "index.sqlite3"
-
-
-def default_home() -> Path:
-    """``$DOCMUNCH_HOME`` when set, else ``platformdirs.user_data_dir("docmunch")``."""
-    env = os.environ.get("DOCMUNCH_HOME")
-    return Path(env).expanduser() if env else Path(platformdirs.user_data_dir("docmunch"))
+__all__ = ["Store", "check_repo_name"]
 
 
 def check_repo_name(repo: str) -> None:
@@ -50,79 +40,8 @@ def check_repo_name(repo: str) -> None:
         raise IndexStoreError(f"invalid repo name {repo!r}: it must be non-empty and contain no '::'")
 
 
-def utc_now() -> str:
-    """Current UTC time as ``YYYY-MM-DDTHH:MM:SSZ``."""
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-
-
-class Store:
-    """Home folder, connections and writes. One connection per thread (WAL: readers never wait)."""
-
-    def __init__(self, home: Path) -> None:
-        self.home = home
-        try:
-            home.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise IndexStoreError(
-                f"cannot create docmunch home {home}: {exc.strerror}", path=str(home)
-            ) from None
-        self.db_path = home / DB_NAME
-        self.raw = RawCache(home / "raw")
-        self._local = threading.local()
-        self._all: list[sqlite3.Connection] = []
-        self._lock = threading.Lock()
-        self._terms = TermCache()
-        ensure_schema(self.conn, self.db_path, rebuild=self._rebuild_terms)
-
-    def _rebuild_terms(self, conn: sqlite3.Connection) -> str:
-        """Migration step: derive the term index from the stored documents (one-line summary)."""
-        report = rebuild_term_index(conn, self.raw)
-        summary = f"{report.sections} sections of {report.docs} documents indexed"
-        if report.unreadable:
-            summary += (
-                f"; {len(report.unreadable)} documents whose stored bytes are missing or changed have no "
-                f"search terms (first: {report.unreadable[0]}): run docmunch verify and index them again"
-            )
-        return summary
-
-    # --- connections -------------------------------------------------------------------
-    @property
-    def conn(self) -> sqlite3.Connection:
-        """This thread's connection (opened on first use)."""
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = connect(self.db_path)
-            self._local.conn = conn
-            with self._lock:
-                self._all.append(conn)
-        return conn
-
-    def close(self) -> None:
-        """Close every connection this store opened."""
-        with self._lock:
-            for conn in self._all:
-                with contextlib.suppress(sqlite3.Error):
-                    conn.close()
-            self._all.clear()
-        self._local = threading.local()
-
-    @contextlib.contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
-        """A write transaction (``BEGIN IMMEDIATE``): committed on success, rolled back on error."""
-        conn = self.conn
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-        except sqlite3.OperationalError as exc:
-            raise IndexStoreError(
-                f"index database is busy or locked: {exc}", path=str(self.db_path)
-            ) from None
-        try:
-            yield conn
-        except BaseException:
-            conn.execute("ROLLBACK")
-            self._terms.clear()  # term ids learnt in the rolled-back transaction are void
-            raise
-        conn.execute("COMMIT")
+class Store(Connections):
+    """A home's reads and writes over the connections of :class:`Connections`."""
 
     # --- lookups -----------------------------------------------------------------------
     def repo_id(self, repo: str) -> int:
@@ -159,12 +78,12 @@ class Store:
 
     def source_hashes(self, repo: str) -> dict[str, tuple[str, str]]:
         """``{doc_path: (source_hash, raw_hash)}`` of every document of ``repo`` (empty for a new repo)."""
-        rows = self.conn.execute(
+        cursor = self.conn.execute(
             "SELECT d.doc_path, d.source_hash, d.raw_hash FROM docs d JOIN repos r ON r.id = d.repo_id "
             "WHERE r.name = ?",
             (repo,),
         )
-        return {path: (src, raw) for path, src, raw in rows.fetchall()}
+        return {path: (src, raw) for path, src, raw in cursor.fetchall()}
 
     # --- writes ------------------------------------------------------------------------
     def ensure_repo(
@@ -182,36 +101,7 @@ class Store:
             InvalidRepoName: a new repo's name breaks the rules of :mod:`docmunch.index.versions`.
         """
         with self.write() as conn:
-            self._upsert_repo(conn, repo, source, origin=(ref, commit))
-
-    @staticmethod
-    def _upsert_repo(
-        conn: sqlite3.Connection,
-        repo: str,
-        source: str | None,
-        *,
-        origin: tuple[str | None, str | None] | None = None,
-    ) -> int:
-        """Insert or touch a repo row; ``origin`` = ``(ref, commit)`` to record (``None``: keep)."""
-        row = conn.execute("SELECT id FROM repos WHERE name = ?", (repo,)).fetchone()
-        ref, commit = origin or (None, None)
-        if row is None:
-            base, version = versions.check_new_name(repo)
-            cur = conn.execute(
-                "INSERT INTO repos(name, source, indexed_at, base, version, ref, commit_sha) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (repo, source or "", utc_now(), base, version, ref, commit),
-            )
-            return int(cur.lastrowid or 0)
-        if source is not None:
-            conn.execute(
-                "UPDATE repos SET source = ?, indexed_at = ? WHERE id = ?", (source, utc_now(), row[0])
-            )
-        else:
-            conn.execute("UPDATE repos SET indexed_at = ? WHERE id = ?", (utc_now(), row[0]))
-        if origin is not None:
-            conn.execute("UPDATE repos SET ref = ?, commit_sha = ? WHERE id = ?", (ref, commit, row[0]))
-        return int(row[0])
+            rows.upsert_repo(conn, repo, source, origin=(ref, commit))
 
     def set_default(self, repo: str | None, *, base: str | None = None) -> None:
         """Pin the full name ``repo`` as its group's default, or (``repo=None``) unpin ``base``'s.
@@ -262,15 +152,15 @@ class Store:
                             "it under another name with --as NAME@VERSION",
                             repo=repo,
                         )
-                    dropped.extend(self._drop_repo_rows(conn, int(row[0])))
-                repo_id = self._upsert_repo(conn, repo, source, origin=origin)
-                if indexed_at is not None and _is_utc_time(indexed_at):
+                    dropped.extend(rows.drop_repo_rows(conn, int(row[0]), self._terms))
+                repo_id = rows.upsert_repo(conn, repo, source, origin=origin)
+                if indexed_at is not None and rows.is_utc_time(indexed_at):
                     conn.execute("UPDATE repos SET indexed_at = ? WHERE id = ?", (indexed_at, repo_id))
                 terms = TermWriter(conn, self._terms)
                 for doc in docs:
                     if not self.raw.path_for(doc.raw_hash).is_file():
                         self.raw.put(doc.data, sync=True)
-                    _write_doc(conn, repo_id, doc, terms, legacy=False)  # a new repo: not filled
+                    rows.write_doc(conn, repo_id, doc, terms, legacy=False)  # a new repo: not filled
                 terms.flush()
         except BaseException as exc:
             with contextlib.suppress(Exception):  # the cache files this failed load wrote
@@ -327,13 +217,13 @@ class Store:
         replaced: list[str] = []
         try:
             with self.write() as conn:
-                repo_id = self._upsert_repo(conn, repo, source)
+                repo_id = rows.upsert_repo(conn, repo, source)
                 terms = TermWriter(conn, self._terms)
                 legacy = fts.filled(conn, repo_id)
                 for doc in docs:
                     if not self.raw.path_for(doc.raw_hash).is_file():
                         self.raw.put(doc.data, sync=True)  # removed by a concurrent clean-up
-                    replaced.extend(_write_doc(conn, repo_id, doc, terms, legacy=legacy))
+                    replaced.extend(rows.write_doc(conn, repo_id, doc, terms, legacy=legacy))
                 terms.flush()
         except sqlite3.IntegrityError:
             if len(docs) == 1:
@@ -355,8 +245,8 @@ class Store:
             ).fetchone()
             if row is None:
                 return False
-            _delete_doc_rows(conn, int(row[0]), keep_doc=False)
-            conn.execute("UPDATE repos SET indexed_at = ? WHERE name = ?", (utc_now(), repo))
+            rows.delete_doc_rows(conn, int(row[0]), keep_doc=False)
+            conn.execute("UPDATE repos SET indexed_at = ? WHERE name = ?", (rows.utc_now(), repo))
         self._discard_unreferenced([row[1]])
         return True
 
@@ -366,26 +256,8 @@ class Store:
             row = conn.execute("SELECT id FROM repos WHERE name = ?", (repo,)).fetchone()
             if row is None:
                 raise versions.not_found(conn, repo)
-            dropped = self._drop_repo_rows(conn, int(row[0]))
+            dropped = rows.drop_repo_rows(conn, int(row[0]), self._terms)
         self._discard_unreferenced(dropped)
-
-    def _drop_repo_rows(self, conn: sqlite3.Connection, repo_id: int) -> list[str]:
-        """Delete a repo's rows (documents, sections, search data, the repo) inside the caller's
-        transaction; returns the raw hashes its documents referred to."""
-        docs = conn.execute("SELECT id, raw_hash FROM docs WHERE repo_id = ?", (repo_id,)).fetchall()
-        # The repo's whole term index goes at once (no per-document edits of its postings).
-        conn.execute("DELETE FROM section_terms WHERE repo_id = ?", (repo_id,))
-        conn.execute(
-            "DELETE FROM postings WHERE term_id IN (SELECT id FROM terms WHERE repo_id = ?)", (repo_id,)
-        )
-        conn.execute("DELETE FROM terms WHERE repo_id = ?", (repo_id,))
-        conn.execute("DELETE FROM repo_stats WHERE repo_id = ?", (repo_id,))
-        conn.execute("DELETE FROM fts_repos WHERE repo_id = ?", (repo_id,))
-        self._terms.clear()
-        for doc_id, _ in docs:
-            _delete_doc_rows(conn, int(doc_id), keep_doc=False, terms=False)
-        conn.execute("DELETE FROM repos WHERE id = ?", (repo_id,))
-        return [str(h) for _, h in docs]
 
     def fill_fts(self) -> list[str]:
         """Fill the legacy ranking's FTS table with every repo not yet in it
@@ -466,75 +338,3 @@ class Store:
                 used = conn.execute("SELECT 1 FROM docs WHERE raw_hash = ? LIMIT 1", (digest,)).fetchone()
                 if used is None:
                     self.raw.discard(digest)
-
-
-def _write_doc(
-    conn: sqlite3.Connection, repo_id: int, doc: PreparedDoc, terms: TermWriter, *, legacy: bool
-) -> list[str]:
-    """Insert or replace one prepared document (its legacy FTS rows too when ``legacy``: the
-    repo's FTS table is filled, :mod:`docmunch.index.fts`); returns the raw hash it replaced
-    (if any)."""
-    old = conn.execute(
-        "SELECT id, raw_hash FROM docs WHERE repo_id = ? AND doc_path = ?", (repo_id, doc.doc_path)
-    ).fetchone()
-    values = (*doc.values, utc_now())
-    if old is None:
-        cur = conn.execute(
-            "INSERT INTO docs(title, source_kind, source_ref, source_hash, raw_hash, bytes, meta, "
-            "indexed_at, repo_id, doc_path) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (*values, repo_id, doc.doc_path),
-        )
-        doc_id = int(cur.lastrowid or 0)
-    else:
-        doc_id = int(old[0])
-        terms.flush()  # the old rows may still be queued (same document twice in one batch)
-        _delete_doc_rows(conn, doc_id, keep_doc=True)
-        conn.execute(
-            "UPDATE docs SET title = ?, source_kind = ?, source_ref = ?, source_hash = ?, "
-            "raw_hash = ?, bytes = ?, meta = ?, indexed_at = ? WHERE id = ?",
-            (*values, doc_id),
-        )
-    first = _next_section_rowid(conn)
-    conn.executemany(
-        "INSERT INTO sections(id, doc_id, ord, sid, title, title_fold, level, parent_sid, slug, "
-        "byte_start, byte_end, subtree_end, content_hash, summary, token_estimate, line, anchor, "
-        "locator) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [(first + i, doc_id, i, *row) for i, row in enumerate(doc.section_rows)],
-    )
-    if legacy:
-        sections = [(r[0], r[1], r[4], r[10], r[6], r[7]) for r in doc.section_rows]
-        fts.add_rows(conn, repo_id, first, doc.data, sections)
-    terms.add(repo_id, doc_id, first, doc.term_rows, doc.doc_terms)
-    conn.executemany(
-        "INSERT INTO blocks(doc_id, ord, md_start, md_end, kind, text, positions) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?)",
-        [(doc_id, *row) for row in doc.block_rows],
-    )
-    return [old[1]] if old is not None and old[1] != doc.raw_hash else []
-
-
-def _next_section_rowid(conn: sqlite3.Connection) -> int:
-    return int(conn.execute("SELECT coalesce(max(id), 0) + 1 FROM sections").fetchone()[0])
-
-
-def _delete_doc_rows(conn: sqlite3.Connection, doc_id: int, *, keep_doc: bool, terms: bool = True) -> None:
-    """Delete a document's rows; ``terms=False`` when the caller drops its repo's term index whole."""
-    if terms:
-        section_ids = [row[0] for row in conn.execute("SELECT id FROM sections WHERE doc_id = ?", (doc_id,))]
-        delete_section_terms(conn, section_ids, [doc_id])
-    conn.execute(
-        "DELETE FROM sections_fts WHERE rowid IN (SELECT id FROM sections WHERE doc_id = ?)", (doc_id,)
-    )
-    conn.execute("DELETE FROM sections WHERE doc_id = ?", (doc_id,))
-    conn.execute("DELETE FROM blocks WHERE doc_id = ?", (doc_id,))
-    if not keep_doc:
-        conn.execute("DELETE FROM docs WHERE id = ?", (doc_id,))
-
-
-def _is_utc_time(value: str) -> bool:
-    """Whether ``value`` is an ISO 8601 time in UTC (``…Z`` or ``+00:00``), as :func:`utc_now` writes."""
-    try:
-        when = datetime.datetime.fromisoformat(value)
-    except ValueError:
-        return False
-    return when.utcoffset() == datetime.timedelta(0)

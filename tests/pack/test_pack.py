@@ -15,7 +15,7 @@ import pytest
 from docmunch.cli import main
 from docmunch.errors import PackCorrupt, PackError, PackSchemaError, RepoExists, UnknownVersion
 from docmunch.index import Index
-from docmunch.index import store as store_module
+from docmunch.index import rows as rows_module
 from docmunch.index.pack import TRAILER_BYTES, TRAILER_MAGIC, logical_rows, pack_rows, rows_digest
 from tests.versions.corpus import CHANGED, EXCLUDE, NEW_TERM, make_versions
 
@@ -311,7 +311,7 @@ def test_resealed_inconsistent_packs_fail_the_inner_checks(
 def test_a_failure_while_loading_leaves_nothing_behind(
     small_pack: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = store_module._write_doc
+    real = rows_module.write_doc
     calls = {"n": 0}
 
     def failing(
@@ -322,7 +322,7 @@ def test_a_failure_while_loading_leaves_nothing_behind(
             raise sqlite3.OperationalError("disk I/O error (injected)")
         return real(conn, repo_id, doc, terms, legacy=legacy)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(store_module, "_write_doc", failing)
+    monkeypatch.setattr(rows_module, "write_doc", failing)
     home = tmp_path / "home"
     with Index.open(home) as index, pytest.raises(sqlite3.OperationalError):
         index.import_pack(small_pack)

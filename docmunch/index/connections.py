@@ -1,0 +1,105 @@
+"""Opening a docmunch home: its folder, per-thread SQLite connections and the write transaction.
+
+:class:`Connections` is the base of :class:`~docmunch.index.store.Store`: it creates the home
+folder, opens the raw cache (``raw/``) and the database (:data:`DB_NAME`), passes the schema
+version gate of :func:`docmunch.index.schema.ensure_schema` on opening (an index of an older
+schema is migrated, its term index rebuilt from the stored documents), hands each thread its
+own connection (WAL: readers never wait for the writer) and opens write transactions
+(``BEGIN IMMEDIATE``). The reads and writes over those connections are the store's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import platformdirs
+
+from docmunch.errors import IndexStoreError
+from docmunch.index.postings import TermCache
+from docmunch.index.rawcache import RawCache
+from docmunch.index.rebuild import rebuild_term_index
+from docmunch.index.schema import connect, ensure_schema
+
+__all__ = ["DB_NAME", "Connections", "default_home"]
+
+DB_NAME = "index.sqlite3"
+
+
+def default_home() -> Path:
+    """``$DOCMUNCH_HOME`` when set, else ``platformdirs.user_data_dir("docmunch")``."""
+    env = os.environ.get("DOCMUNCH_HOME")
+    return Path(env).expanduser() if env else Path(platformdirs.user_data_dir("docmunch"))
+
+
+class Connections:
+    """Home folder, raw cache and connections. One connection per thread (WAL: readers never wait)."""
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        try:
+            home.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise IndexStoreError(
+                f"cannot create docmunch home {home}: {exc.strerror}", path=str(home)
+            ) from None
+        self.db_path = home / DB_NAME
+        self.raw = RawCache(home / "raw")
+        self._local = threading.local()
+        self._all: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+        self._terms = TermCache()
+        ensure_schema(self.conn, self.db_path, rebuild=self._rebuild_terms)
+
+    def _rebuild_terms(self, conn: sqlite3.Connection) -> str:
+        """Migration step: derive the term index from the stored documents (one-line summary)."""
+        report = rebuild_term_index(conn, self.raw)
+        summary = f"{report.sections} sections of {report.docs} documents indexed"
+        if report.unreadable:
+            summary += (
+                f"; {len(report.unreadable)} documents whose stored bytes are missing or changed have no "
+                f"search terms (first: {report.unreadable[0]}): run docmunch verify and index them again"
+            )
+        return summary
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        """This thread's connection (opened on first use)."""
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = connect(self.db_path)
+            self._local.conn = conn
+            with self._lock:
+                self._all.append(conn)
+        return conn
+
+    def close(self) -> None:
+        """Close every connection this store opened."""
+        with self._lock:
+            for conn in self._all:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.close()
+            self._all.clear()
+        self._local = threading.local()
+
+    @contextlib.contextmanager
+    def write(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction (``BEGIN IMMEDIATE``): committed on success, rolled back on error."""
+        conn = self.conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise IndexStoreError(
+                f"index database is busy or locked: {exc}", path=str(self.db_path)
+            ) from None
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            self._terms.clear()  # term ids learnt in the rolled-back transaction are void
+            raise
+        conn.execute("COMMIT")
