@@ -20,12 +20,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from docmunch.errors import PageTooComplex
-from docmunch.extract import _clean, _prep, _readability, _weights, page_budget, parse_html
+from docmunch.extract import _clean, _prep, _weights, page_budget, parse_html
 from docmunch.extract import _dom as dom
 from docmunch.extract._boilerplate import by_class, captions, lines, orphans
 from docmunch.extract._budget import BUDGET_ENV, PAGE_CPU_SECONDS, budget_seconds, check_budget
 from docmunch.extract._fold import FoldedPattern
 from docmunch.extract._parse import _clean_text
+from docmunch.extract._readability import walk
 
 
 def _pages(root: Path) -> list[Path]:
@@ -86,7 +87,7 @@ def test_check_budget_outside_a_budget_does_nothing_and_inner_budgets_defer() ->
 def _folded_patterns() -> list[FoldedPattern]:
     found = [
         value
-        for module in (by_class, captions, lines, orphans, _clean, _prep, _readability, _weights)
+        for module in (by_class, captions, lines, orphans, _clean, _prep, walk, _weights)
         for value in vars(module).values()
         if isinstance(value, FoldedPattern)
     ]
