@@ -1,7 +1,8 @@
 """Articles split across blocks: widen the top candidate to the block that holds all of its prose.
 
 Readability-style scoring picks the single best-scoring element; its siblings join only when
-they are direct siblings that score well (:func:`docmunch.extract._readability._join_siblings`).
+they are direct siblings that score well
+(:func:`docmunch.extract._readability.siblings.join_siblings`).
 Three common layouts put one article into several blocks that are *not* siblings of the winner:
 
 - sectioned posts (org-mode, Markdown converters, CMS "section" blocks): each section is a

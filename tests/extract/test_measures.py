@@ -20,12 +20,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from docmunch.errors import PageTooComplex
-from docmunch.extract import _clean, _prep, _readability, _weights, page_budget, parse_html
 from docmunch.extract import _dom as dom
+from docmunch.extract import _prep, _weights, page_budget, parse_html
 from docmunch.extract._boilerplate import by_class, captions, lines, orphans
 from docmunch.extract._budget import BUDGET_ENV, PAGE_CPU_SECONDS, budget_seconds, check_budget
+from docmunch.extract._clean import attributes, conditional, unconditional
 from docmunch.extract._fold import FoldedPattern
 from docmunch.extract._parse import _clean_text
+from docmunch.extract._readability import walk
 
 
 def _pages(root: Path) -> list[Path]:
@@ -86,7 +88,7 @@ def test_check_budget_outside_a_budget_does_nothing_and_inner_budgets_defer() ->
 def _folded_patterns() -> list[FoldedPattern]:
     found = [
         value
-        for module in (by_class, captions, lines, orphans, _clean, _prep, _readability, _weights)
+        for module in (by_class, captions, lines, orphans, conditional, unconditional, _prep, walk, _weights)
         for value in vars(module).values()
         if isinstance(value, FoldedPattern)
     ]
@@ -148,7 +150,7 @@ def test_presentational_attributes_go_except_on_svg() -> None:
         '<svg width="7" style="y"><rect width="8" style="z"></rect></svg><pre width="2">c</pre></div>'
     ).find("body/div")
     assert root is not None
-    _clean.clean_styles(root)
+    attributes.clean_styles(root)
     assert dict(root.attrib) == {"data-x": "1"}
     assert [dict(el.attrib) for el in root.iterdescendants()] == [
         {},  # table: width and border go
@@ -168,4 +170,4 @@ def test_share_candidates_match_class_or_id_in_any_case() -> None:
         '<p class="ſhare">d</p><p data-share="1">e</p><span class="a" id="share">f</span></div>'
     ).find("body/div")
     assert root is not None
-    assert [el.text for el in _clean._share_candidates(root)] == ["a", "b", "f"]
+    assert [el.text for el in unconditional._share_candidates(root)] == ["a", "b", "f"]
