@@ -12,8 +12,6 @@ holding the whole body.
 
 from __future__ import annotations
 
-import re
-
 from lxml.html import HtmlElement
 
 from docmunch.extract import _dom as dom
@@ -26,7 +24,6 @@ N_TOP_CANDIDATES = 5
 _SCORE_PREFIX = 4096
 """Characters of an element's text read to learn whether its normalised length reaches 300."""
 _COMMA_CHARS = "\u002c\u060c\ufe50\ufe10\ufe11\u2e41\u2e34\u2e32\uff0c"
-COMMAS = re.compile(f"[{_COMMA_CHARS}]")
 _TAG_SCORE = {
     "div": 5,
     "pre": 3,
