@@ -92,6 +92,7 @@ MODULES: tuple[str, ...] = (
     "docmunch.index.stopwords",
     "docmunch.index.synonyms",
     "docmunch.index.proximity",
+    "docmunch.index.termstats",
     "docmunch.index.rank",
 )
 """The modules compiled as one mypyc group (they call each other natively)."""

@@ -24,6 +24,7 @@ from docmunch.index.postings import TermCache
 from docmunch.index.rawcache import RawCache
 from docmunch.index.rebuild import rebuild_term_index
 from docmunch.index.schema import connect, ensure_schema
+from docmunch.index.termstats import TermStats
 
 __all__ = ["DB_NAME", "Connections", "default_home"]
 
@@ -76,6 +77,14 @@ class Connections:
             with self._lock:
                 self._all.append(conn)
         return conn
+
+    @property
+    def term_stats(self) -> TermStats:
+        """This thread's term statistics cache (for its :attr:`conn`; see :mod:`docmunch.index.termstats`)."""
+        stats: TermStats | None = getattr(self._local, "term_stats", None)
+        if stats is None:
+            stats = self._local.term_stats = TermStats()
+        return stats
 
     def close(self) -> None:
         """Close every connection this store opened."""

@@ -46,6 +46,7 @@ from docmunch.index.impacts import IMPACT_LEVELS
 from docmunch.index.postings import read_postings, unpack_postings
 from docmunch.index.stopwords import CHINESE
 from docmunch.index.synonyms import expansions
+from docmunch.index.termstats import TermStats
 
 __all__ = [
     "COORDINATION_EXPONENT",
@@ -182,10 +183,16 @@ class Ranker:
         conn: an open connection.
         query: any user string.
         repo_ids: repos searched.
+        stats: the connection's :class:`~docmunch.index.termstats.TermStats`, to keep the
+            rows of feedback's pool terms between queries (same results, less time).
     """
 
-    def __init__(self, conn: sqlite3.Connection, query: str, repo_ids: Sequence[int]) -> None:
+    def __init__(
+        self, conn: sqlite3.Connection, query: str, repo_ids: Sequence[int], stats: TermStats | None = None
+    ) -> None:
         self.conn = conn
+        self.stats = stats
+        """Term rows kept between queries (:mod:`docmunch.index.termstats`); ``None``: read each time."""
         self.repo_ids = list(repo_ids)
         self.terms: list[_Term] = []
         self.weights: dict[str, float] = {}
@@ -345,7 +352,11 @@ class Ranker:
         rank: dict[str, int] = {}
         ids: dict[str, dict[int, tuple[int, int]]] = {}
         """word → {term id: (repo id, df)} in the searched repos."""
-        for tid, repo_id, term, df in self._rows(_TERM_DF_SQL + "t.id IN ({})", pool):
+        def fetch(chunk: list[int]) -> list[tuple[Any, ...]]:
+            return self._rows(_TERM_DF_SQL + "t.id IN ({})", chunk)
+
+        rows = self.stats.rows(self.conn, pool, fetch) if self.stats is not None else fetch(pool)
+        for tid, repo_id, term, df in rows:
             if term.startswith(CHAR_PREFIX) or term in self.weights:
                 continue
             words[term] = words.get(term, 0.0) + pool_mass[tid]

@@ -252,7 +252,7 @@ def search(
     else:
         repo_ids = [row[0] for row in store.conn.execute("SELECT id FROM repos ORDER BY id")]
     limit = max(1, min(int(limit), 200))
-    ranker = Ranker(store.conn, query, repo_ids)
+    ranker = Ranker(store.conn, query, repo_ids, store.term_stats)
     if ranker.empty:
         return []
     filters: list[str] = []
