@@ -24,6 +24,13 @@ def _hits(index: Index) -> dict[str, list[tuple[str, float]]]:
     return {q: [(h.id, h.score) for h in index.search(q, repo="spec")] for q in QUERIES}
 
 
+def _editable_corpus(tmp_path: Path) -> tuple[Path, Path]:
+    """A copy of the search corpus to edit, and an empty home."""
+    docs = tmp_path / "docs"
+    shutil.copytree(HERE / "search-corpus", docs)
+    return docs, tmp_path / "home"
+
+
 class _Counting:
     """The real SQL read of term rows, counting the ids it was asked for."""
 
@@ -55,9 +62,7 @@ def test_rows_equal_the_sql_and_are_read_once(tmp_path: Path) -> None:
 
 
 def test_a_write_of_this_or_another_connection_empties_it(tmp_path: Path) -> None:
-    docs = tmp_path / "docs"
-    shutil.copytree(HERE / "search-corpus", docs)
-    home = tmp_path / "home"
+    docs, home = _editable_corpus(tmp_path)
     with Index.open(home) as index:
         index.index_path(docs, repo="spec")
         conn = index._store.conn
@@ -80,9 +85,7 @@ def test_a_write_of_this_or_another_connection_empties_it(tmp_path: Path) -> Non
 
 def test_searches_between_edits_rank_as_a_fresh_process(tmp_path: Path) -> None:
     """The cache of one long-lived index never answers with the statistics of an older state."""
-    docs = tmp_path / "docs"
-    shutil.copytree(HERE / "search-corpus", docs)
-    home = tmp_path / "home"
+    docs, home = _editable_corpus(tmp_path)
     with Index.open(home) as index:
         index.index_path(docs, repo="spec")
         _hits(index)  # fills the cache
