@@ -12,8 +12,8 @@ returned by two invocations of PRAGMA data_version from the same connection will
 if changes were committed to the database by any other connection in the interim", SQLite
 documentation) — and by the connection's own ``total_changes`` (its own writes, committed or
 not, which ``data_version`` does not count). When either differs, the cache is emptied before
-it answers, so a search never sees statistics of another state of the index than the one it
-reads postings from.
+it answers, so it never answers from a state of the index older than the one its query started
+in (as before it, the statements of one query are not one snapshot: each reads the latest commit).
 """
 
 from __future__ import annotations
