@@ -25,16 +25,10 @@ _PREAD: Callable[[int, int, int], bytes] | None = getattr(os, "pread", None)
 
 
 def _read_from(fd: int, start: int, size: int) -> bytes:
-    """Up to ``size`` bytes of ``fd`` from ``start`` (fewer at the end of the file)."""
+    """Up to ``size`` bytes of ``fd`` from ``start`` (fewer at the end of the file): a regular
+    file reads short only at its end, like :data:`_PREAD`."""
     os.lseek(fd, start, os.SEEK_SET)
-    parts: list[bytes] = []
-    while size > 0:
-        chunk = os.read(fd, size)
-        if not chunk:
-            break
-        parts.append(chunk)
-        size -= len(chunk)
-    return b"".join(parts)
+    return os.read(fd, size)
 
 
 class RawCache:
