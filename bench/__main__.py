@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def main(argv: list[str]) -> int:
     only = set(argv)
     fixtures = Path(os.environ.get("DOCMUNCH_FIXTURES") or ROOT.parent / "shared" / "fixtures")
-    console = Console()
+    console = Console(width=None if sys.stdout.isatty() else 140)  # rich's 80 columns cut the labels
     results: dict[str, object] = {
         "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "compiled": compiled.guard(),  # mypyc extensions in use ("compiled") or the sources

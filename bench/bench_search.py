@@ -20,7 +20,9 @@ k8s-en with this code, beside the same with the baseline code
 child process), :data:`COLD_ROUNDS` times each, interleaved (:func:`cold_costs`) — the
 baseline skipped with a note when git or the commit is not available. The question
 ranking of :data:`PREVIOUS_COMMIT` is scored the same way (quality, and k8s-en latency right
-after ours) in a child process with that commit's code.
+after ours) in a child process with that commit's code. A library peer, Okapi BM25 as the
+``bm25s`` package computes it, with its own tokenizer and with docmunch's analyser
+(:mod:`bench.search_peer`), is scored on the same sets and the same latency queries.
 
 Run alone: ``python -m bench search`` (``make bench`` runs every benchmark).
 """
@@ -42,7 +44,7 @@ from typing import Any
 
 from rich.table import Table
 
-from bench import search_eval
+from bench import search_eval, search_peer
 
 ROOT = Path(__file__).resolve().parent.parent
 BASELINE_COMMIT = "ea0c5109f3c8e22a3c793e135747901363d3f270"
@@ -249,9 +251,10 @@ def measure(fixtures: Path, *, speed: bool = True) -> dict[str, Any]:
             index.index_path(corpora / name, exclude=EXCLUDE)
         for set_name, items in sets.items():
             result[set_name] = {r: quality(index, items, r) for r in RANKINGS}
+        queries = _mixed_queries(index, "k8s-en", sets.get("dev", []) + sets.get("keywords", []), QUERIES)
         if speed:
-            queries = _mixed_queries(index, "k8s-en", sets.get("dev", []) + sets.get("keywords", []), QUERIES)
             result["k8s-en"] = {r: latency(index, "k8s-en", queries, r) for r in RANKINGS}
+        result["peer"] = search_peer.measure(index, sets, queries if speed else [], "k8s-en")
         result["previous"] = previous_ranking(fixtures, speed=speed)
         if speed:
             copies = build_copies(corpora / "k8s-en", Path(tmp) / "k8s-en-x10", COPIES)
@@ -332,6 +335,11 @@ def table(result: dict[str, Any]) -> Table:
                 b = before[group]
                 label = f"{set_name} (previous)"
                 t.add_row(label, group, "", f"{b['recall@10']:.3f}", f"{b['mrr@10']:.3f}", "", "")
+            for peer, scores in result.get("peer", {}).items():
+                if group in scores.get(set_name, {}):
+                    p = scores[set_name][group]
+                    label = f"{set_name} ({peer})"
+                    t.add_row(label, group, "", f"{p['recall@10']:.3f}", f"{p['mrr@10']:.3f}", "", "")
     for corpus in ("k8s-en", "k8s-en-x10"):
         if corpus in result:
             q, o = result[corpus]["question"], result[corpus]["legacy"]
@@ -341,6 +349,11 @@ def table(result: dict[str, Any]) -> Table:
             if corpus == "k8s-en" and isinstance(prev, dict) and "k8s-en" in prev:
                 p50, p95 = prev["k8s-en"]["p50_ms"], prev["k8s-en"]["p95_ms"]
                 t.add_row("speed (previous)", corpus, "", f"p50 {p50}", f"p95 {p95}", "", "")
+            for peer, scores in result.get("peer", {}).items():
+                if corpus in scores:
+                    p = scores[corpus]
+                    label = f"speed ({peer})"
+                    t.add_row(label, corpus, "", f"p50 {p['p50_ms']}", f"p95 {p['p95_ms']}", "", "")
     for key in ("k8s-en-x10_index_s", "cold_ratio", "cold_cpu_ratio", "db_growth"):
         if key in result:
             t.add_row("index", key, "", str(result[key]), "", "", "")
