@@ -341,11 +341,16 @@ class DocumentNotFound(DocmunchError):
 
 
 class SectionNotFound(DocmunchError):
-    """No section ``section_id`` exists in ``repo``."""
+    """No section ``section_id`` exists in ``repo``; the message also says when the id itself
+    names another repo (ids read ``REPO::DOC_PATH::SLUGS#LEVEL``)."""
 
     def __init__(self, repo: str, section_id: str) -> None:
+        named = section_id.partition("::")[0] if "::" in section_id else ""
+        other = named and named.split("@", 1)[0] != repo.split("@", 1)[0]
+        hint = f" (the id names repo {named!r})" if other else ""
+        where = f"in repo {repo!r}{hint}" if repo else "naming no repo (ids read REPO::DOC_PATH::…)"
         super().__init__(
-            f"unknown section id {section_id!r} in repo {repo!r}; "
+            f"unknown section id {section_id!r} {where}; "
             "search or toc (MCP: search_sections, get_toc) list valid ids"
         )
         self.repo = repo

@@ -130,6 +130,8 @@ def test_human_output(docmunch_home: Path, docs: Path, capsys: pytest.CaptureFix
     assert code == 0 and "d::guide.md::guide#1" in out
     code, out, _ = run(capsys, "section", "d", "d::guide.md::guide/install#2", "--verify")
     assert code == 0 and "verified: true" in out and "Run the gadget installer." in out
+    code, alone, _ = run(capsys, "section", "d::guide.md::guide/install#2", "--verify")  # repo from the id
+    assert code == 0 and alone == out
     code, out, _ = run(capsys, "toc", "d")
     assert code == 0 and "Install" in out
     code, out, _ = run(capsys, "list")
@@ -181,6 +183,8 @@ def test_errors_are_one_line_without_traceback(docmunch_home: Path, tmp_path: Pa
         (["index", str(tmp_path / "missing")], "no such file or folder"),
         (["search", "nope", "x"], "unknown repo"),
         (["section", "nope", "x"], "unknown repo"),
+        (["section", "nope::guide.md::guide#1"], "unknown repo 'nope'"),
+        (["section", "guide.md"], "unknown section id 'guide.md' naming no repo"),
         (["index", "github:owner/name"], "docmunch:"),
     ]
     for argv, needle in cases:

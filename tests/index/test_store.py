@@ -104,8 +104,11 @@ def test_errors_for_unknown_repo_and_section(tmp_path: Path) -> None:
             index.toc("nope")
         with pytest.raises(RepoNotFound):
             index.get_section("nope", "x")
-        with pytest.raises(SectionNotFound):
+        with pytest.raises(SectionNotFound) as missing:
             index.get_section("docs", "docs::a.md::missing#1")
+        assert "the id names" not in str(missing.value)
+        with pytest.raises(SectionNotFound, match=r"in repo 'docs' \(the id names repo 'other'\)"):
+            index.get_section("docs", "other::a.md::a#1")  # an id copied from another repo
         with pytest.raises(RepoNotFound):
             index.delete_repo("nope")
         index.delete_repo("docs")

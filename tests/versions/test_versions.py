@@ -106,8 +106,9 @@ def test_a_bare_name_reads_ids_of_any_of_its_versions(index: Index) -> None:
     assert index.get_section("rust-book", sid).section.repo == "rust-book@1"
     assert index.locate("rust-book", sid)["repo"] == "rust-book@1"
     assert index.get_section_context("rust-book", sid)["section"]["id"] == sid
-    with pytest.raises(SectionNotFound):  # an exact version accepts only its own ids
+    with pytest.raises(SectionNotFound) as other:  # an exact version accepts only its own ids
         index.get_section("rust-book@2", sid)
+    assert "the id names" not in str(other.value)  # same name: no hint about another repo
     with pytest.raises(SectionNotFound):  # another name's ids are not borrowed
         index.get_section("notes", sid)
 
