@@ -7,14 +7,17 @@ when ``d`` ≤ :data:`PROXIMITY_WINDOW`; the sum is divided by the query's total
 scaled by :data:`PROXIMITY_WEIGHT`. This is the term-pair part of BM25TP (Rasolofo & Savoy,
 "Term proximity scoring for keyword-based retrieval systems", ECIR 2003), simplified to the
 closest occurrence and applied to the :data:`PROXIMITY_CHECKS` best candidates, whose text is
-read back from the raw cache (positions are not stored); each distinct word is analysed once
-per query.
+read back from the raw cache (positions are not stored). Each thread keeps the analysis of every
+word it has seen and, per term, the words yielding it (:class:`_WordIndex`), so a section's words
+that hold a query term are found with set operations, without looking at each of its words again
+on every query.
 """
 
 from __future__ import annotations
 
 import itertools
 import re
+import threading
 from bisect import bisect_left
 from collections.abc import Sequence
 
@@ -36,6 +39,47 @@ _COMMENT_SCAN_CHARS = 4 * PROXIMITY_MAX_CHARS
 """Characters of a body cleared of HTML comments before its first PROXIMITY_MAX_CHARS are
 read (translated docs keep the original text in comments before each paragraph)."""
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
+MAX_KNOWN_WORDS = 200_000
+"""Distinct words whose analysis a thread keeps for proximity (≈ 200 bytes each with the reverse
+index); its word index is emptied once it holds more (k8s-en's section heads have ≈ 30,000)."""
+
+
+class _WordIndex:
+    """One thread's analysed words: ``terms`` (word → its terms, :func:`word_terms`) and
+    ``words`` (term → the words yielding it)."""
+
+    __slots__ = ("terms", "words")
+
+    def __init__(self) -> None:
+        self.terms: dict[str, tuple[str, ...]] = {}
+        self.words: dict[str, set[str]] = {}
+
+    def holding(self, distinct: set[str], wanted: set[str]) -> set[str]:
+        """The words of ``distinct`` with a term in ``wanted`` (analysing the new ones first)."""
+        for word in distinct.difference(self.terms):
+            found = word_terms(word)
+            self.terms[word] = found
+            for term in found:
+                self.words.setdefault(term, set()).add(word)
+        holding: set[str] = set()
+        for term in wanted:
+            words = self.words.get(term)
+            if words:
+                holding |= distinct & words  # set & set walks the smaller one
+        return holding
+
+
+_PER_THREAD = threading.local()
+"""Holds each thread's own :class:`_WordIndex` (``.words``), so that no thread reads a set another
+is adding to."""
+
+
+def _word_index() -> _WordIndex:
+    """This thread's word index, emptied first when it has grown beyond :data:`MAX_KNOWN_WORDS`."""
+    index: _WordIndex | None = getattr(_PER_THREAD, "words", None)
+    if index is None or len(index.terms) > MAX_KNOWN_WORDS:
+        index = _PER_THREAD.words = _WordIndex()
+    return index
 
 
 class Proximity:
@@ -54,6 +98,8 @@ class Proximity:
         self.weights = weights
         self.total = sum(weights.values())
         self._memo: dict[str, tuple[str, ...]] = {}
+        """``{word: its terms in wanted}`` for the words seen holding one."""
+        self._words = _word_index()
 
     def _positions(self, text: str, found: dict[str, list[int]], offset: int) -> int:
         """Add the positions of wanted terms in ``text`` (from ``offset``); returns the end."""
@@ -69,13 +115,14 @@ class Proximity:
             return at
         memo = self._memo
         words = tokens(text)  # no CJK here: the words of WORD_PATTERN
-        distinct = set(words)
-        for word in distinct.difference(memo):
-            memo[word] = tuple(t for t in word_terms(word) if t in wanted)
-        if any(memo[word] for word in distinct):
+        holding = self._words.holding(set(words), wanted)
+        if holding:
+            for word in holding.difference(memo):
+                memo[word] = tuple(t for t in self._words.terms[word] if t in wanted)
             for at, word in enumerate(words, start=offset):
-                for term in memo[word]:
-                    found.setdefault(term, []).append(at)
+                if word in holding:
+                    for term in memo[word]:
+                        found.setdefault(term, []).append(at)
         return offset + len(words)
 
     def bonus(self, title: str, text: str, *, level: int) -> float:
