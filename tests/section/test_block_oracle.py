@@ -317,6 +317,29 @@ def test_indented_line_ends_a_table() -> None:
     assert _referee(text) == (False, True)
 
 
+_QUOTED_TAB_ROW = re.compile(r"^[ \t]{0,3}>.*\t[ \t]*[|:-][ \t|:-]*$")
+
+
+def _quoted_tab_row(lines: list[str]) -> bool:
+    """A delimiter-like row after a block quote marker and a tab (see
+    :func:`test_tab_after_a_quote_marker_before_a_delimiter_row`)."""
+    return any(_QUOTED_TAB_ROW.match(line) and "|" in line for line in lines)
+
+
+def test_tab_after_a_quote_marker_before_a_delimiter_row() -> None:
+    """The fourth known pulldown-cmark gap: after ``> `` a tab before a delimiter row indents
+    it 2 columns (the tab stops at column 4, CommonMark §2.2), and cmark-gfm and
+    markdown-it-py read a table; pulldown-cmark 0.13 counts the tab as 4 columns and reads a
+    paragraph. :func:`~docmunch.section.blocks._table_tabs` changes tabs inside a row only: a
+    prefix's tab can mean up to 4 columns, and which container it indents decides the reading.
+    No fixture corpus has it; accepted as is (the header row is then a paragraph, a summary
+    candidate)."""
+    text = "> | a | b |\n> \t|---|---|\n"
+    assert [b.content for b in outline_blocks(text)[0]] == ["| a | b |\n\t|---|---|"]
+    assert mdit_blocks(text)[0] == []
+    assert _referee(text) == (False, True)
+
+
 @settings(max_examples=1500, deadline=None)
 @given(st.lists(_LINE, max_size=25))
 def test_generated_documents_give_the_same_outline(lines: list[str]) -> None:
@@ -331,9 +354,25 @@ def test_generated_documents_give_the_same_outline(lines: list[str]) -> None:
         or _block_after_definition(lines)
         or _item_as_delimiter_row(lines)
         or _indented_table_row(lines)
+        or _quoted_tab_row(lines)
     ):
         return  # the known shapes without a reference reading (tests above)
     text = "\n".join(lines) + "\n"
+    view = parse_view(text).text  # what both parsers read (admonition lines blanked): cmark-gfm too
     differences = _differences(text, {})
-    if differences:
-        assert _referee(text) == (True, False), differences
+    if differences and not _only_line_indents_differ(view, differences):
+        assert _referee(view) == (True, False), differences
+
+
+def _only_line_indents_differ(view: str, differences: list[str]) -> bool:
+    """The outlines are equal and the blocks differ only in blanks at the start of a content
+    line: a lazy line after a tab-indented list item keeps one space in pulldown-cmark's source
+    range (``+ `` / ``\t- text`` / ``    text``), which inline parsing strips (CommonMark §4.8),
+    so both render as cmark-gfm does."""
+    if any(d.startswith(("scan:", "references")) for d in differences):
+        return False
+
+    def stripped(blocks: list[Any]) -> list[tuple[Any, ...]]:
+        return [(b.kind, b.line, b.level, [x.lstrip() for x in b.content.split("\n")]) for b in blocks]
+
+    return stripped(mdit_blocks(view)[0]) == stripped(outline_blocks(view)[0])
