@@ -30,6 +30,7 @@ Run alone: ``python -m bench search`` (``make bench`` runs every benchmark).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import random
@@ -40,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -122,7 +124,14 @@ def _mixed_queries(index: Any, repo: str, items: list[search_eval.Labelled], n: 
 def latency(
     index: Any, repo: str, queries: list[str], ranking: str, passes: int = LATENCY_PASSES
 ) -> dict[str, float]:
-    """p50/p95 in ms of ``queries`` (limit 10) after 20 warm-up queries.
+    """p50/p95 in ms of ``queries`` (limit 10) in ``repo`` with ``ranking``; see :func:`time_queries`."""
+    return time_queries(lambda q: index.search(q, repo=repo, limit=10, ranking=ranking), queries, passes)
+
+
+def time_queries(
+    run: Callable[[str], object], queries: Sequence[str], passes: int = LATENCY_PASSES
+) -> dict[str, float]:
+    """p50/p95 in ms of ``run(query)`` over ``queries`` after 20 warm-up queries.
 
     Returns:
         the first pass's wall time (``p50_ms``, ``p95_ms``) and this process's CPU time
@@ -130,7 +139,7 @@ def latency(
         p50/p95 of each query's fastest wall time over ``passes`` passes (``fastest_*``).
     """
     for q in queries[:20]:
-        index.search(q, repo=repo, ranking=ranking)
+        run(q)
     walls: list[list[float]] = []
     cpu: list[float] = []
     load = 0.0
@@ -138,7 +147,7 @@ def latency(
         times: list[float] = []
         for q in queries:
             started, started_cpu = time.perf_counter(), time.process_time()
-            index.search(q, repo=repo, limit=10, ranking=ranking)
+            run(q)
             times.append((time.perf_counter() - started) * 1000)
             if not n:
                 cpu.append((time.process_time() - started_cpu) * 1000)
@@ -277,7 +286,11 @@ def measure(fixtures: Path, *, speed: bool = True) -> dict[str, Any]:
         queries = _mixed_queries(index, "k8s-en", sets.get("dev", []) + sets.get("keywords", []), QUERIES)
         if speed:
             result["k8s-en"] = {r: latency(index, "k8s-en", queries, r) for r in RANKINGS}
-        result["peer"] = search_peer.measure(index, sets, queries if speed else [], "k8s-en")
+        peers = {name: search_peer.Bm25Peer(index, name) for name in search_peer.PEERS}
+        result["peer"] = {name: search_peer.quality(peer, sets) for name, peer in peers.items()}
+        for name, peer in peers.items() if speed else ():
+            timing = time_queries(functools.partial(peer.search, repo="k8s-en"), queries)
+            result["peer"][name]["k8s-en"] = {**timing, "index_s": round(peer.build_s["k8s-en"], 1)}
         result["previous"] = previous_ranking(fixtures, speed=speed)
         if speed:
             copies = build_copies(corpora / "k8s-en", Path(tmp) / "k8s-en-x10", COPIES)

@@ -23,9 +23,8 @@ them); a query left with none has no results. Results with a score of 0 are not 
 from __future__ import annotations
 
 import re
-import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import bm25s
@@ -34,7 +33,7 @@ import Stemmer
 from bench import search_eval
 from docmunch.index.analyze import terms
 
-__all__ = ["PEERS", "Bm25Peer", "measure"]
+__all__ = ["PEERS", "Bm25Peer", "quality"]
 
 PEERS = ("bm25s", "bm25s + docmunch analyser")
 """The peer's two tokenisations, in report order (module docstring)."""
@@ -60,6 +59,8 @@ class Bm25Peer:
         own = tokenisation == PEERS[0]
         self._tokens: Callable[[list[str], bool], list[list[str]]] = self._library if own else self._analyser
         self._models: dict[str, tuple[bm25s.BM25, list[Any], set[str]]] = {}
+        self.build_s: dict[str, float] = {}
+        """Wall time, in seconds, of reading, tokenising and indexing each repo's sections."""
 
     def _library(self, texts: list[str], query: bool) -> list[list[str]]:
         out = bm25s.tokenize(
@@ -73,12 +74,14 @@ class Bm25Peer:
 
     def _model(self, repo: str) -> tuple[bm25s.BM25, list[Any], set[str]]:
         if repo not in self._models:
+            started = time.perf_counter()
             sections = list(self.index.toc(repo))
             texts = [_COMMENT.sub(" ", self.index.get_section(repo, s.id).content) for s in sections]
             corpus = [tokens or [""] for tokens in self._tokens(texts, False)]  # bm25s needs one token
             model = bm25s.BM25()
             model.index(corpus, show_progress=False)
             self._models[repo] = (model, sections, {t for tokens in corpus for t in tokens})
+            self.build_s[repo] = time.perf_counter() - started
         return self._models[repo]
 
     def search(self, query: str, repo: str, limit: int = 10) -> list[Any]:
@@ -96,54 +99,11 @@ class Bm25Peer:
         return [sections[int(i)] for i, s in zip(docs[0], scores[0], strict=True) if s > 0]
 
 
-def measure(
-    index: Any, sets: dict[str, list[search_eval.Labelled]], queries: Sequence[str], latency_repo: str
-) -> dict[str, Any]:
-    """Quality of both peers on every query set, and their latency on ``queries``.
+def quality(peer: Bm25Peer, sets: dict[str, list[search_eval.Labelled]]) -> dict[str, Any]:
+    """``{set name: groups}`` (:func:`search_eval.score`) of ``peer`` on every query set, each
+    query in its own corpus (a repo of that name in the peer's index)."""
 
-    Args:
-        index: the benchmark's index (every corpus the sets name, each a repo of that name).
-        sets: ``{set name: labelled queries}``.
-        queries: the mixed latency queries (limit 10, after 20 warm-up queries); none: no
-            latency is measured.
-        latency_repo: the repo they run in.
+    def run(item: search_eval.Labelled) -> list[Any]:
+        return peer.search(item.query, item.corpus)
 
-    Returns:
-        ``{peer: {set name: groups (search_eval.score), "<repo>": {"p50_ms", "p95_ms",
-        "index_s"}}}`` — ``index_s`` is the wall time, in seconds, of reading and tokenising
-        the repo's sections and building its model.
-    """
-    out: dict[str, Any] = {}
-    for name in PEERS:
-        peer = Bm25Peer(index, name)
-        started = time.perf_counter()
-        peer.search("warm up", latency_repo)
-        built = time.perf_counter() - started
-        result: dict[str, Any] = {
-            set_name: search_eval.score(items, _searcher(peer))[0] for set_name, items in sets.items()
-        }
-        if queries:
-            result[latency_repo] = {**_latency(peer, queries, latency_repo), "index_s": round(built, 1)}
-        out[name] = result
-    return out
-
-
-def _searcher(peer: Bm25Peer) -> Callable[[search_eval.Labelled], list[Any]]:
-    """The query function :func:`search_eval.score` calls: each item in its own corpus."""
-    return lambda item: peer.search(item.query, item.corpus)
-
-
-def _latency(peer: Bm25Peer, queries: Sequence[str], repo: str) -> dict[str, float]:
-    """p50/p95 wall time in ms of ``queries`` (limit 10) after 20 warm-up queries."""
-    for q in queries[:20]:
-        peer.search(q, repo)
-    times: list[float] = []
-    for q in queries:
-        started = time.perf_counter()
-        peer.search(q, repo)
-        times.append((time.perf_counter() - started) * 1000)
-    ordered = sorted(times)
-    return {
-        "p50_ms": round(statistics.median(times), 3),
-        "p95_ms": round(ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))], 3),
-    }
+    return {name: search_eval.score(items, run)[0] for name, items in sets.items()}
