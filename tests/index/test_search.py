@@ -9,8 +9,8 @@ import pytest
 
 from docmunch.index import Index
 from docmunch.index.analyze import CHAR_PREFIX, terms
+from docmunch.index.identifiers import identifier_weights, identifiers
 from docmunch.index.rank import Ranker
-from docmunch.index.search import identifier_weights, identifiers
 from docmunch.index.text import fts_text, match_expression, query_terms
 
 from .conftest import write
