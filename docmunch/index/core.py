@@ -14,7 +14,7 @@ from types import TracebackType
 from typing import Any
 
 from docmunch.formats.base import Rendition
-from docmunch.index import indexer, pack, pack_import, read
+from docmunch.index import indexer, pack, pack_import, read, verify
 from docmunch.index import search as _search
 from docmunch.index.connections import default_home
 from docmunch.index.empty import EmptyReason, explain_empty
@@ -277,5 +277,5 @@ class Index:
         return read.locate(self._store, self.resolve_repo(repo, section_id=section_id), section_id)
 
     def verify_repo(self, repo: str) -> VerifyReport:
-        """Re-hash every section (cache and original); see :func:`docmunch.index.read.verify_repo`."""
-        return read.verify_repo(self._store, self.resolve_repo(repo))
+        """Re-hash every section (cache and original); see :func:`docmunch.index.verify.verify_repo`."""
+        return verify.verify_repo(self._store, self.resolve_repo(repo))

@@ -1,31 +1,28 @@
-"""Reading the index: repos, documents, tables of contents, section bytes, verification.
+"""Reading the index: repos, documents, tables of contents, section bytes.
 
 Section bytes always come from the raw cache by ``open`` + ``seek`` + ``read`` of the
-section's own range; a whole document is read only by :func:`verify_repo`.
+section's own range; a whole document is read only by
+:func:`docmunch.index.verify.verify_repo`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-from pathlib import Path
 from typing import Any
 
-from docmunch.errors import DocumentNotFound, SectionNotFound, SourceError
+from docmunch.errors import DocumentNotFound, SectionNotFound
 from docmunch.index.records import (
     DocInfo,
-    Mismatch,
     RepoGroup,
     RepoInfo,
     SectionRead,
     VerifyCheck,
-    VerifyReport,
 )
 from docmunch.index.runlock import run_state
 from docmunch.index.store import Store
+from docmunch.index.verify import check_original, original_path
 from docmunch.index.versions import RepoRow, default_of
-from docmunch.index.walk import read_regular, read_regular_range
 from docmunch.section import Section
 
 __all__ = [
@@ -39,7 +36,6 @@ __all__ = [
     "row_to_section",
     "toc",
     "toc_tree",
-    "verify_repo",
 ]
 
 SECTION_COLUMNS = (
@@ -49,9 +45,6 @@ SECTION_COLUMNS = (
 """Columns (tables ``s`` sections, ``d`` docs, ``r`` repos) that :func:`row_to_section` reads."""
 
 _FROM = "FROM sections s JOIN docs d ON d.id = s.doc_id JOIN repos r ON r.id = d.repo_id"
-
-ORIGINAL_KINDS = frozenset({"markdown", "text", "rst", "mdx"})
-"""Source kinds stored byte-identical to the user's file, so offsets also hold on the original."""
 
 TOKEN_BYTES = 4
 """Bytes per token in every estimate (the design brief's ``tokens = bytes / 4``)."""
@@ -187,22 +180,6 @@ def _lookup(store: Store, repo: str, section_id: str) -> tuple[Section, str, int
     return row_to_section(row[:16]), row[16], row[17], row[18], row[19]
 
 
-def _original_path(kind: str, ref: str | None) -> Path | None:
-    """The user's file behind a document whose offsets hold on it, else ``None``."""
-    if kind in ORIGINAL_KINDS and ref and Path(ref).is_absolute():
-        return Path(ref)
-    return None
-
-
-def _check_original(path: Path, start: int, end: int, expected: str) -> bool | None:
-    """Hash ``[start, end)`` of the user's file: match, mismatch (also when too short), ``None`` if gone."""
-    try:
-        data = read_regular_range(path, start, end)  # a regular file only: a FIFO never hangs
-    except SourceError:
-        return None
-    return len(data) == end - start and hashlib.sha256(data).hexdigest() == expected
-
-
 def get_section(store: Store, repo: str, section_id: str, *, verify: bool = False) -> SectionRead:
     """Read one section's own byte range from the raw cache.
 
@@ -225,9 +202,9 @@ def get_section(store: Store, repo: str, section_id: str, *, verify: bool = Fals
     kind, ref = store.conn.execute(
         "SELECT source_kind, source_ref FROM docs WHERE id = ?", (doc_id,)
     ).fetchone()
-    original = _original_path(kind, ref)
+    original = original_path(kind, ref)
     if original is not None:
-        ok = _check_original(original, section.byte_start, section.byte_end, section.content_hash)
+        ok = check_original(original, section.byte_start, section.byte_end, section.content_hash)
         checks.append(VerifyCheck("original", str(original), ok))
     verified = all(check.ok is not False for check in checks)
     return SectionRead(section, content, doc_bytes, verified, tuple(checks))
@@ -318,92 +295,3 @@ def locate(store: Store, repo: str, section_id: str) -> dict[str, Any]:
         "byte_end": section.byte_end,
         "locator": section.locator,
     }
-
-
-def _doc_id(repo: str, doc_path: str) -> str:
-    """The id of a whole document in a :class:`Mismatch` (``{repo}::{doc_path}``, no section)."""
-    return f"{repo}::{doc_path}"
-
-
-def verify_repo(store: Store, repo: str) -> VerifyReport:
-    """Re-hash every section of ``repo`` from the raw cache, and from the original file.
-
-    For Markdown/text sources whose original (``source_ref``, an absolute path) still exists,
-    the same byte ranges of the user's file are hashed too: a mismatch there (``where =
-    "original"``) means the file changed since it was indexed. Missing originals are not errors
-    (the cache is the index's copy). A missing or short file has ``actual = None``.
-    The whole original is also compared with the ``source_hash`` it was indexed from: a change
-    outside every section (text appended after the last one, a changed front matter) is a
-    document-level mismatch whose ``id`` is ``{repo}::{doc_path}`` (``actual`` = the file's
-    sha256 now, or ``None`` when it grew past its indexed size; it is read no further). Every
-    mismatch has a one-line ``reason`` (longer, shorter, missing, changed).
-    Originals are read only when they are regular files (:func:`~docmunch.index.walk.read_regular`).
-
-    Raises:
-        RepoNotFound.
-    """
-    repo_id = store.repo_id(repo)
-    conn = store.conn
-    docs = conn.execute(
-        "SELECT id, doc_path, raw_hash, source_kind, source_ref, source_hash, bytes FROM docs "
-        "WHERE repo_id = ? ORDER BY doc_path",
-        (repo_id,),
-    ).fetchall()
-    mismatches: list[Mismatch] = []
-    checked = originals = 0
-    for doc_id, doc_path, raw_hash, kind, ref, source_hash, size in docs:
-        ranges = conn.execute(
-            "SELECT sid, byte_start, byte_end, content_hash FROM sections WHERE doc_id = ? ORDER BY ord",
-            (doc_id,),
-        ).fetchall()
-        checked += len(ranges)
-        try:
-            cached: bytes | None = store.raw.path_for(raw_hash).read_bytes()
-        except OSError:
-            cached = None
-        original: bytes | None = None
-        original_path = _original_path(kind, ref)
-        if original_path is not None:
-            try:
-                now = os.stat(original_path).st_size
-                if now > size:  # appended to: not read any further
-                    originals += 1
-                    reason = f"the file is longer than the {size} indexed bytes (now {now} bytes)"
-                    mismatches.append(
-                        Mismatch(_doc_id(repo, doc_path), doc_path, source_hash, None, "original", reason)
-                    )
-                else:
-                    original = read_regular(original_path, size)  # a regular file only
-                    originals += 1
-            except (OSError, SourceError):
-                original = None
-        for where, data in (("cache", cached), ("original", original)):
-            if data is None and where == "original":
-                continue
-            for sid, start, end, expected in ranges:
-                if data is None or end > len(data):
-                    reason = _short(where, data, end)
-                    mismatches.append(Mismatch(sid, doc_path, expected, None, where, reason))
-                    continue
-                actual = hashlib.sha256(data[start:end]).hexdigest()
-                if actual != expected:
-                    reason = f"changed: the bytes {start}-{end} hash to sha256 {actual[:12]}…"
-                    mismatches.append(Mismatch(sid, doc_path, expected, actual, where, reason))
-        if original is not None:
-            # Text outside every section (appended after the last one, or in the lead-in)
-            # changes the file without changing any section's bytes.
-            whole = hashlib.sha256(original).hexdigest()
-            if whole != source_hash:
-                reason = f"changed outside its sections: the file hashes to sha256 {whole[:12]}…"
-                mismatches.append(
-                    Mismatch(_doc_id(repo, doc_path), doc_path, source_hash, whole, "original", reason)
-                )
-    return VerifyReport(repo, checked, tuple(mismatches), originals)
-
-
-def _short(where: str, data: bytes | None, end: int) -> str:
-    """Why a section's range could not be hashed: its file is gone or ends before ``end``."""
-    name = "the cache copy" if where == "cache" else "the file"
-    if data is None:
-        return f"{name} is missing"
-    return f"{name} is shorter than the indexed bytes ({len(data)} bytes, the section ends at byte {end})"
