@@ -223,7 +223,7 @@ def add_commands(cmd: Register) -> None:
     sp.add_argument("--glob", metavar="PATTERN", help="only doc_paths matching this fnmatch pattern")
     sp.add_argument(
         "--snippet", type=non_negative, default=0, metavar="BYTES",
-        help="include the first BYTES of each hit",
+        help="include the start of each hit, at most BYTES, ending at a word boundary",
     )
     sp.add_argument("--json", action="store_true")
 

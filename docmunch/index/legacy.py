@@ -19,6 +19,7 @@ from __future__ import annotations
 import fnmatch
 from typing import Any
 
+from docmunch.index.read import read_snippet
 from docmunch.index.records import SearchHit
 from docmunch.index.store import Store
 from docmunch.index.text import match_expression
@@ -57,7 +58,8 @@ def legacy_search(
         doc_path: restrict to one document (exact doc_path).
         path_glob: ``fnmatch`` pattern on doc_path (``*`` also crosses ``/``; ``concepts/**``).
         min_level, max_level: inclusive heading-level range (0 = preamble).
-        snippet_bytes: when > 0, each hit carries the first N bytes of its section (UTF-8 safe).
+        snippet_bytes: when > 0, each hit carries the start of its section, at most N bytes
+            (:func:`~docmunch.index.read.read_snippet`: never cut inside a character or a word).
 
     Raises:
         RepoNotFound: ``repo`` is not indexed.
@@ -96,8 +98,7 @@ def legacy_search(
     for score, (sid, name, path, title, level, summary, start, end, raw_hash) in rows:
         snippet = None
         if snippet_bytes > 0:
-            data = store.raw.read_range(raw_hash, start, min(end, start + snippet_bytes))
-            snippet = data.decode("utf-8", errors="ignore")
+            snippet = read_snippet(store, raw_hash, start, end, snippet_bytes)
         hits.append(SearchHit(name, sid, title, level, path, round(score, 4), summary, start, end, snippet))
     return hits
 

@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from docmunch.errors import DocumentNotFound, SectionNotFound
+from docmunch.index.analyze import is_cjk
 from docmunch.index.records import (
     DocInfo,
     RepoGroup,
@@ -33,6 +34,7 @@ __all__ = [
     "list_groups",
     "list_repos",
     "locate",
+    "read_snippet",
     "row_to_section",
     "toc",
     "toc_tree",
@@ -48,6 +50,47 @@ _FROM = "FROM sections s JOIN docs d ON d.id = s.doc_id JOIN repos r ON r.id = d
 
 TOKEN_BYTES = 4
 """Bytes per token in every estimate (the design brief's ``tokens = bytes / 4``)."""
+
+_LOOKAHEAD = 4
+"""Bytes read past a snippet's budget: one more UTF-8 character, to see whether it ends a word."""
+
+
+def _continues_word(before: str, after: str) -> bool:
+    """Whether a cut between characters ``before`` and ``after`` splits a word: both are letters,
+    digits or ``_`` outside CJK (between CJK characters, or next to one, any cut is fine)."""
+    def word(ch: str) -> bool:
+        return (ch.isalnum() or ch == "_") and not is_cjk(ch)
+
+    return word(before) and word(after)
+
+
+def read_snippet(store: Store, raw_hash: str, start: int, end: int, budget: int) -> str:
+    """The start of a section, at most ``budget`` bytes of UTF-8, never ending inside a word.
+
+    Args:
+        store: the open store (raw cache).
+        raw_hash: the document's raw-cache key; ``start``, ``end``: the section's byte range.
+        budget: the most bytes the snippet may hold (``snippet_bytes``; > 0).
+
+    Returns:
+        A prefix of the section's text: the whole section when it fits, else its first
+        ``budget`` bytes cut back to a UTF-8 character boundary and, when that splits a word
+        (``Configura|tion``), to the last whitespace before it (the hard cut when there is
+        none, as in one long identifier). CJK text is cut at any character.
+
+    Raises:
+        IndexStoreError: the cache file is missing or unreadable.
+    """
+    data = store.raw.read_range(raw_hash, start, min(end, start + budget + _LOOKAHEAD))
+    text = data[:budget].decode("utf-8", errors="ignore")
+    if len(data) <= budget:
+        return text
+    rest = data[len(text.encode("utf-8")):].decode("utf-8", errors="ignore")
+    if text and rest and _continues_word(text[-1], rest[0]):
+        space = max(text.rfind(" "), text.rfind("\n"), text.rfind("\t"))
+        if space > 0:
+            return text[:space].rstrip() or text
+    return text
 
 
 def row_to_section(row: tuple[Any, ...]) -> Section:

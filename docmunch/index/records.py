@@ -278,7 +278,8 @@ class SearchHit:
     byte_start: int
     byte_end: int
     snippet: str | None = None
-    """First ``snippet_bytes`` bytes of the section (cut at a UTF-8 boundary), when asked for."""
+    """The start of the section, at most ``snippet_bytes`` bytes, cut at a character and word
+    boundary (:func:`docmunch.index.read.read_snippet`), when asked for."""
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {

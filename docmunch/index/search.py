@@ -31,6 +31,7 @@ from docmunch.index.identifiers import IDENTIFIER_BOOST, IDENTIFIER_CHECKS, iden
 from docmunch.index.legacy import legacy_search
 from docmunch.index.proximity import PROXIMITY_CHECKS, Proximity
 from docmunch.index.rank import DOCUMENT_WEIGHT, FEEDBACK_SECTIONS, Ranker
+from docmunch.index.read import read_snippet
 from docmunch.index.records import SearchHit
 from docmunch.index.store import Store
 
@@ -124,7 +125,8 @@ def search(
         doc_path: restrict to one document (exact doc_path).
         path_glob: ``fnmatch`` pattern on doc_path (``*`` also crosses ``/``; ``concepts/**``).
         min_level, max_level: inclusive heading-level range (0 = preamble).
-        snippet_bytes: when > 0, each hit carries the first N bytes of its section (UTF-8 safe).
+        snippet_bytes: when > 0, each hit carries the start of its section, at most N bytes
+            (:func:`~docmunch.index.read.read_snippet`: never cut inside a character or a word).
         ranking: ``"question"`` (default) or ``"legacy"`` (docmunch 0.1's AND-then-OR FTS5 BM25).
 
     Raises:
@@ -180,8 +182,7 @@ def search(
         _, sid, name, path, title, level, summary, start, end, raw_hash = row[:10]
         snippet = None
         if snippet_bytes > 0:
-            data = store.raw.read_range(raw_hash, start, min(end, start + snippet_bytes))
-            snippet = data.decode("utf-8", errors="ignore")
+            snippet = read_snippet(store, raw_hash, start, end, snippet_bytes)
         hits.append(SearchHit(name, sid, title, level, path, round(value, 4), summary, start, end, snippet))
     return hits
 

@@ -262,7 +262,10 @@ TOOLS: tuple[ToolSpec, ...] = (
                     "minimum": 0,
                     "maximum": 4000,
                     "default": 0,
-                    "description": "Also return this many bytes of each body (0 = none).",
+                    "description": (
+                        "Also return the start of each section, at most this many bytes, "
+                        "ending at a word boundary (0 = none)."
+                    ),
                 },
             },
             ["query"],

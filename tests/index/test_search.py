@@ -119,6 +119,35 @@ def test_cjk_queries_of_every_length(index: Index) -> None:
     assert index.search("Pod调度", repo="docs")[0].title == "调度器"
 
 
+@pytest.mark.parametrize(
+    ("query", "budget", "snippet"),
+    [
+        ("widget.toml", 29, "# Configuration\n\nSet options "),  # ends at a space: kept as cut
+        ("widget.toml", 30, "# Configuration\n\nSet options"),  # "i|n": back to the space
+        ("widget.toml", 11, "#"),  # "Configura|tion": back to the only space
+        ("widget.toml", 1000, "# Configuration\n\nSet options in widget.toml.\n\n"),  # whole section
+        ("调度器", 5, "# 调"),  # between CJK characters any cut is a word boundary
+        ("调度器", 17, "# 调度器"),  # "Kube|rnetes" after CJK text: back to the blank line
+        ("設定", 2, "# "),
+    ],
+)
+def test_snippets_end_at_a_character_and_word_boundary(
+    index: Index, query: str, budget: int, snippet: str
+) -> None:
+    hit = index.search(query, repo="docs", snippet_bytes=budget)[0]
+    assert hit.snippet == snippet
+    assert len(snippet.encode("utf-8")) <= budget
+
+
+def test_a_snippet_without_a_space_is_cut_hard(tmp_path: Path) -> None:
+    folder = tmp_path / "docs"
+    write(folder, {"id.md": "identifiers_" + "x" * 40 + "\n"})  # a preamble: no heading, no space
+    with Index.open(tmp_path / "home") as index:
+        index.index_path(folder, repo="ids")
+        hit = index.search("identifiers", repo="ids", snippet_bytes=8)[0]
+    assert hit.snippet == "identifi"  # no whitespace to go back to: the hard cut
+
+
 def test_filters_and_snippets(index: Index) -> None:
     assert {h.doc_path for h in index.search("widget", repo="docs", path_glob="api/*")} == {
         "api/reference.md"
@@ -128,8 +157,8 @@ def test_filters_and_snippets(index: Index) -> None:
     assert [h.title for h in deep] == ["Cache size"]
     shallow = index.search("cache", repo="docs", max_level=2)
     assert [h.title for h in shallow] == ["Advanced configuration"]
-    hit = index.search("widget.toml", repo="docs", snippet_bytes=11)[0]
-    assert hit.snippet == "# Configura" and hit.to_json()["snippet"] == "# Configura"
+    hit = index.search("widget.toml", repo="docs", snippet_bytes=28)[0]
+    assert hit.snippet == "# Configuration\n\nSet options" and hit.to_json()["snippet"] == hit.snippet
     cut = index.search("调度器", repo="docs", snippet_bytes=4)[0]
     assert cut.snippet == "# "  # a 3-byte character cut in the middle is dropped
     assert index.search("widget", repo="docs", limit=1)[0].to_json().keys() == {
