@@ -106,6 +106,17 @@ def quality(index: Any, items: list[search_eval.Labelled], ranking: str) -> dict
     return {"groups": groups, "ranks": ranks}
 
 
+ALL_REPO_GROUPS = ("all", "lang:en", "lang:zh", "lang:mixed")
+"""Groups reported for the searches over every repo (:func:`all_repos_quality`)."""
+
+
+def all_repos_quality(index: Any, items: list[search_eval.Labelled], ranking: str) -> dict[str, Any]:
+    """Scores of one ranking on one query set searched over every indexed repo at once (no
+    ``repo``, as ``docmunch search`` without one): a result from another repo never counts."""
+    groups, _ = search_eval.score(items, lambda it: index.search(it.query, limit=10, ranking=ranking))
+    return {group: groups[group] for group in ALL_REPO_GROUPS if group in groups}
+
+
 def _mixed_queries(index: Any, repo: str, items: list[search_eval.Labelled], n: int) -> list[str]:
     rng = random.Random(0)
     titles = [s.title for s in index.toc(repo) if s.level > 0 and s.title.strip()]
@@ -283,6 +294,9 @@ def measure(fixtures: Path, *, speed: bool = True) -> dict[str, Any]:
             index.index_path(corpora / name, exclude=EXCLUDE)
         for set_name, items in sets.items():
             result[set_name] = {r: quality(index, items, r) for r in RANKINGS}
+        result["all_repos"] = {
+            name: {r: all_repos_quality(index, items, r) for r in RANKINGS} for name, items in sets.items()
+        }
         queries = _mixed_queries(index, "k8s-en", sets.get("dev", []) + sets.get("keywords", []), QUERIES)
         if speed:
             result["k8s-en"] = {r: latency(index, "k8s-en", queries, r) for r in RANKINGS}
@@ -376,6 +390,13 @@ def table(result: dict[str, Any]) -> Table:
                     p = scores[set_name][group]
                     label = f"{set_name} ({peer})"
                     t.add_row(label, group, "", f"{p['recall@10']:.3f}", f"{p['mrr@10']:.3f}", "", "")
+    for set_name, rankings in result.get("all_repos", {}).items():
+        for group, s in rankings["question"].items():
+            o = rankings["legacy"][group]
+            t.add_row(
+                f"{set_name} (all repos)", group, str(s["n"]), f"{s['recall@10']:.3f}", f"{s['mrr@10']:.3f}",
+                f"{o['recall@10']:.3f}", f"{o['mrr@10']:.3f}",
+            )
     for corpus in ("k8s-en", "k8s-en-x10"):
         if corpus in result:
             q, o = result[corpus]["question"], result[corpus]["legacy"]

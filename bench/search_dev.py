@@ -22,7 +22,7 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
-from bench import search_eval
+from bench import bench_search, search_eval
 from bench.bench_search import EXCLUDE, ROOT, query_files
 
 __all__ = ["halves", "main"]
@@ -69,6 +69,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             shown = {k: (v["recall@10"], v["mrr@10"]) for k, v in groups.items() if not k.startswith("kind:")}
             print(set_name, json.dumps(shown, ensure_ascii=False))
             print(set_name, "halves", json.dumps(halves(ranks)))
+            every = bench_search.all_repos_quality(index, items, "question")
+            shown = {k: (v["recall@10"], v["mrr@10"]) for k, v in every.items()}
+            print(set_name, "all repos", json.dumps(shown))
     finally:
         index.close()
     if args.ranks is not None:

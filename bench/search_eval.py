@@ -98,11 +98,15 @@ def _hits(result: Any, gold: Gold) -> bool:
 def rank_of(results: Sequence[Any], item: Labelled, *, strict: bool = False) -> int:
     """1-based rank of the first result answering ``item`` (0 = none in the first CUTOFF).
 
-    ``results`` are objects with ``doc_path``, ``title`` and ``byte_start`` (``SearchHit``);
-    ``strict`` accepts only the target, not the ``also`` sections.
+    ``results`` are objects with ``doc_path``, ``title`` and ``byte_start`` (``SearchHit``),
+    and a ``repo`` when they come from a search over several repos (a result of another repo
+    than the item's corpus never answers it); ``strict`` accepts only the target, not the
+    ``also`` sections.
     """
     golds = (item.target,) if strict else (item.target, *item.also)
     for position, result in enumerate(results[:CUTOFF], start=1):
+        if getattr(result, "repo", item.corpus) != item.corpus:
+            continue
         if any(_hits(result, g) for g in golds):
             return position
     return 0
@@ -160,7 +164,12 @@ def score(
             groups[group].append(rank)
         groups["strict"].append(rank_of(results, item, strict=True))
         doc_rank = next(
-            (i for i, r in enumerate(results[:CUTOFF], 1) if r.doc_path == item.target.doc_path), 0
+            (
+                i
+                for i, r in enumerate(results[:CUTOFF], 1)
+                if r.doc_path == item.target.doc_path and getattr(r, "repo", item.corpus) == item.corpus
+            ),
+            0,
         )
         groups["doc"].append(doc_rank)
     return {name: _scores(values).to_json() for name, values in sorted(groups.items())}, ranks
