@@ -88,6 +88,7 @@ MODULES: tuple[str, ...] = (
     "docmunch.section.templates",
     "docmunch.index.analyze",
     "docmunch.index.impacts",
+    "docmunch.index.priors",
     "docmunch.index.text",
     "docmunch.index.stopwords",
     "docmunch.index.synonyms",

@@ -42,6 +42,7 @@ __all__ = [
     "is_cjk",
     "stem",
     "terms",
+    "title_key",
     "token_terms",
     "tokens",
     "word_terms",
@@ -155,6 +156,16 @@ def terms(text: str, *, query: bool = False) -> list[str]:
         if not query:
             out.extend(CHAR_PREFIX + ch for ch in piece)
     return out
+
+
+def title_key(text: str) -> str:
+    """The distinct query-mode terms of ``text``, sorted and joined by spaces: equal for two
+    texts that name the same thing in other words of no weight (``what is a StatefulSet`` and
+    ``StatefulSets``; ``什么是 Pod？`` and ``Pod``). ``""`` for a text without terms.
+
+    Sections store the key of their title (``sections.title_key``); a query's key equal to it
+    marks a section titled like the query (:data:`docmunch.index.search.TITLE_TERMS_BOOST`)."""
+    return " ".join(sorted(set(terms(text, query=True))))
 
 
 def content_words(text: str) -> list[str]:

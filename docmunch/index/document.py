@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 from docmunch.errors import IndexStoreError
 from docmunch.formats.base import Rendition
+from docmunch.index.analyze import title_key
 from docmunch.index.impacts import DocumentTerms, SectionTerms, SectionText, document_terms
 from docmunch.index.rawcache import RawCache
 from docmunch.section import ParsedDocument, Section, split_at_headings, split_markdown, split_text
@@ -143,8 +144,8 @@ def section_rows(
 ) -> SectionRows:
     """Rows for the ``sections`` table and the term index of one document.
 
-    The one place the search data of a section is derived (``title_fold``, heading path,
-    weighted terms of the sections and of the document): the indexer calls it for every
+    The one place the search data of a section is derived (``title_fold``, ``title_key``,
+    heading path, weighted terms of the sections and of the document): the indexer calls it for every
     new document, a pack import for every packed one and a schema migration for every stored
     one, so a change to tokenisation or weighting reaches all three.
 
@@ -188,6 +189,7 @@ def section_rows(
                 s.line,
                 s.anchor,
                 json.dumps(locator, ensure_ascii=False) if locator is not None else None,
+                title_key(s.title),
             )
         )
         body = data[s.byte_start : s.byte_end].decode("utf-8", errors="replace")

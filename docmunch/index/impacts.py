@@ -19,15 +19,14 @@ Field lengths are normalised by fixed reference lengths (:data:`AVG_FIELD_TERMS`
 after it is written (Anh & Moffat's impact-ordered indexes make the same trade). The query
 multiplies impacts by the term's IDF at search time (:mod:`docmunch.index.rank`).
 
-Each section also gets a **prior** (a score multiplier): :data:`NON_CONTENT_PRIOR` for a
-section without prose of its own, :data:`PAGE_TITLE_PRIOR` for the section that carries the
-page's own title. The numbers behind every constant are in ``docs/search.md``.
+Each section's impacts are multiplied by its **prior** (:mod:`docmunch.index.priors`: non-content
+sections and the page-title section count less). The numbers behind every constant are in
+``docs/search.md``.
 """
 
 from __future__ import annotations
 
 import math
-import re
 import sys
 import threading
 from array import array
@@ -36,6 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from docmunch.index.analyze import CHAR_PREFIX, token_terms, tokens
+from docmunch.index.priors import blank_comments, section_prior
 
 __all__ = [
     "AVG_FIELD_TERMS",
@@ -46,15 +46,11 @@ __all__ = [
     "FIELD_WEIGHTS",
     "IMPACT_LEVELS",
     "K1",
-    "MIN_CONTENT_WORDS",
-    "NON_CONTENT_PRIOR",
-    "PAGE_TITLE_PRIOR",
     "B",
     "DocumentTerms",
     "SectionTerms",
     "SectionText",
     "TermImpacts",
-    "content_prior",
     "document_terms",
 ]
 
@@ -80,24 +76,6 @@ DOC_AVG_FIELD_TERMS = (12.0, 24.0, 1000.0)
 16–93, bodies 380–1550)."""
 IMPACT_LEVELS = 255
 """Impacts are stored as integers 1 … 255 (0 never occurs: a posting means the term occurs)."""
-MIN_CONTENT_WORDS = 8
-"""A section with fewer words of its own prose (links, comments, template shortcodes and the
-heading line removed) counts as non-content (empty "What's next" lists, shortcode-only
-headings) and gets :data:`NON_CONTENT_PRIOR`."""
-NON_CONTENT_PRIOR = 0.5
-"""Score multiplier of a non-content section (keeps shortcode headings and empty link lists
-below the section that answers a mixed query; spec fixtures)."""
-PAGE_TITLE_PRIOR = 0.7
-"""Score multiplier of the section that carries the page's own title (level 0 or 1, title
-equal to the document title): its words are also every section's document field, so it
-matched them twice and outranked the section answering a question (dev set MRR@10 0.654
-→ 0.665; 0.5 measured the same as 0.7)."""
-
-_COMMENT = re.compile(r"<!--.*?-->", re.S)
-_SHORTCODE = re.compile(r"\{\{[<%].*?[%>]\}\}", re.S)
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_REF_LINK = re.compile(r"^\s*\[[^\]]+\]:\s*\S+.*$", re.M)
-_WORDS = re.compile(r"\w+")
 
 TermImpacts = tuple[list[str], bytes]
 """``([term, …], impacts)``: distinct terms and one impact byte (1 … 255) each, same order."""
@@ -119,37 +97,7 @@ class SectionText:
     body: str
     """The section text after its heading line (all of it for level 0)."""
     page_title: bool
-    """The section carries the document's own title (see :data:`PAGE_TITLE_PRIOR`)."""
-
-
-def content_prior(body: str) -> float:
-    """:data:`NON_CONTENT_PRIOR` when ``body`` (heading line excluded) has fewer than
-    :data:`MIN_CONTENT_WORDS` words outside comments, template shortcodes and links, else 1.0."""
-    return _prior(_COMMENT.sub(" ", body))
-
-
-def _prior(text: str) -> float:
-    """:func:`content_prior` of a body whose HTML comments are already blanked (blanking them
-    again changes nothing: the space that replaces one cannot complete another).
-
-    Every shortcode, link and reference-definition match begins and ends at a non-word
-    character (or a line end), so removing one removes whole words and never splits or joins
-    one: a text of fewer words than :data:`MIN_CONTENT_WORDS` is non-content as it stands, and
-    one with no ``{{`` or ``[`` before the end of its first that many words keeps them all."""
-    end = _words_end(text)
-    if end < 0:
-        return NON_CONTENT_PRIOR
-    if "{{" not in text[:end] and "[" not in text[:end]:
-        return 1.0
-    if "{{" in text:
-        text = _SHORTCODE.sub(" ", text)
-    if "[" in text:
-        text = _REF_LINK.sub(" ", text)
-        text = _LINK.sub(" ", text)
-    for count, _ in enumerate(_WORDS.finditer(text), start=1):
-        if count >= MIN_CONTENT_WORDS:
-            return 1.0
-    return NON_CONTENT_PRIOR
+    """The section carries the document's own title (see :data:`~docmunch.index.priors.PAGE_TITLE_PRIOR`)."""
 
 
 Analysis = tuple[tuple[str, ...], int]
@@ -177,14 +125,6 @@ def _tokens() -> dict[str, Analysis]:
     if table is None or len(table) > MAX_CACHED_TOKENS:
         table = _PER_THREAD.tokens = {}
     return table
-
-
-def _words_end(text: str) -> int:
-    """The end of the :data:`MIN_CONTENT_WORDS`-th word of ``text`` (-1 when it has fewer)."""
-    for count, match in enumerate(_WORDS.finditer(text), start=1):
-        if count >= MIN_CONTENT_WORDS:
-            return match.end()
-    return -1
 
 
 class _Piece:
@@ -281,7 +221,7 @@ def document_terms(
     memo = _tokens()
     local: dict[str, int] = {}
     vocabulary: list[str] = []
-    bodies = [_COMMENT.sub(" ", s.body) if "<!--" in s.body else s.body for s in sections]
+    bodies = [blank_comments(s.body) for s in sections]
     doc = _piece(document, memo, local, vocabulary)
     titles = [_piece(s.title, memo, local, vocabulary) for s in sections]
     texts = [_piece(body, memo, local, vocabulary) for body in bodies]
@@ -315,7 +255,7 @@ def document_terms(
             _norm(FIELD_WEIGHTS[3], B[3], AVG_FIELD_TERMS[3], texts[i].length),
         ]
         words, impacts = _weighed((titles[i], path, doc, texts[i]), norms, K1)
-        prior = _prior(bodies[i]) * (PAGE_TITLE_PRIOR if s.page_title else 1.0)
+        prior = section_prior(bodies[i], page_title=s.page_title)
         out.append((prior, _uint32le(words), impacts))
     return out, doc_terms
 

@@ -5,9 +5,10 @@ calls :func:`rebuild_term_index` inside its transaction: every stored document's
 read back from the raw cache, its sections are rebuilt from their ``sections`` rows, and
 :func:`docmunch.index.document.section_rows` — the one function the indexer and the pack
 import use too — derives their terms, which :class:`~docmunch.index.postings.TermWriter`
-writes. A document whose bytes are missing or no longer match their sections keeps its
-sections (readable, listed, found by the legacy ranking) but gets no terms; the count is
-returned so the caller can say so and point at ``docmunch verify``.
+writes; each section's ``title_key`` is derived from its stored title. A document whose bytes
+are missing or no longer match their sections keeps its sections (readable, listed, found by
+the legacy ranking, and by its titles' keys) but gets no terms; the count is returned so the
+caller can say so and point at ``docmunch verify``.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from docmunch.errors import DocmunchError
+from docmunch.index.analyze import title_key
 from docmunch.index.document import section_rows
 from docmunch.index.postings import TermWriter, compact
 from docmunch.index.rawcache import RawCache
@@ -58,6 +60,9 @@ def rebuild_term_index(conn: sqlite3.Connection, raw: RawCache) -> RebuildReport
         ).fetchall()
         if not rows:
             continue
+        # the title is in the row: even a document whose bytes are gone gets its title keys
+        keys = [(title_key(row[2]), row[0]) for row in rows]
+        conn.executemany("UPDATE sections SET title_key = ? WHERE id = ?", keys)
         try:
             data = raw.read_all(raw_hash)
             sections = [

@@ -114,7 +114,7 @@ def write_doc(
     conn.executemany(
         "INSERT INTO sections(id, doc_id, ord, sid, title, title_fold, level, parent_sid, slug, "
         "byte_start, byte_end, subtree_end, content_hash, summary, token_estimate, line, anchor, "
-        "locator) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "locator, title_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [(first + i, doc_id, i, *row) for i, row in enumerate(doc.section_rows)],
     )
     if legacy:

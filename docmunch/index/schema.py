@@ -22,13 +22,16 @@ postings as blobs in segments (``postings(id, term_id, sections, docs)``, sectio
 documents, :mod:`docmunch.index.postings`) instead of one row per posting, with
 document-level impacts and new section priors; 4 — ``sections_fts`` (the legacy ranking's
 table) holds only the repos listed in ``fts_repos``, filled on their first legacy search
-(:mod:`docmunch.index.fts`); indexing no longer writes it for the others.
+(:mod:`docmunch.index.fts`); indexing no longer writes it for the others; 5 — ``sections``
+gains ``title_key`` (the title's distinct query terms, sorted:
+:func:`docmunch.index.analyze.title_key`, indexed) and link lists get the non-content prior
+(:mod:`docmunch.index.priors`), so the term index is rebuilt.
 
 Older indexes are migrated in place, in one transaction, with a line on stderr: schema 1
-gains the version columns, for schemas 1 and 2 the term index is rebuilt from the stored
-sections and raw bytes by the caller's ``rebuild`` step (:mod:`docmunch.index.rebuild`), and
-every repo of schemas 1–3 is listed in ``fts_repos`` (those schemas wrote every section to
-``sections_fts``, so their rows are complete and stay).
+gains the version columns, every older schema gains ``title_key``, the term index and the
+title keys are rebuilt from the stored sections and raw bytes by the caller's ``rebuild`` step
+(:mod:`docmunch.index.rebuild`), and every repo of schemas 1–3 is listed in ``fts_repos``
+(those schemas wrote every section to ``sections_fts``, so their rows are complete and stay).
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ from docmunch.index.versions import split_name
 
 __all__ = ["BUSY_TIMEOUT_MS", "CACHE_KIB", "MIGRATABLE_SCHEMAS", "SCHEMA_VERSION", "connect", "ensure_schema"]
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """Bumped whenever the tables below change incompatibly (stored in ``PRAGMA user_version``)."""
 
 CACHE_KIB = 65_536
@@ -101,9 +104,11 @@ CREATE TABLE sections (
     token_estimate INTEGER NOT NULL,
     line           INTEGER NOT NULL,
     anchor         TEXT,
-    locator        TEXT
+    locator        TEXT,
+    title_key      TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX sections_doc ON sections(doc_id, ord);
+CREATE INDEX sections_title_key ON sections(title_key);
 CREATE TABLE blocks (
     doc_id     INTEGER NOT NULL REFERENCES docs(id),
     ord        INTEGER NOT NULL,
@@ -320,12 +325,14 @@ def _migrate(conn: sqlite3.Connection, db_path: Path, version: int, rebuild: Reb
     )
     sys.stderr.flush()
     _MIGRATIONS[version](conn)
+    _add_title_keys(conn)
     summary = ""
     if terms:
         _drop_term_index(conn)  # whatever an older layout left, the term index is rebuilt whole
         _run(conn, _TERM_DDL)
         summary = rebuild(conn)
-    _list_fts_repos(conn)
+    if version < 4:
+        _list_fts_repos(conn)
     sys.stderr.write(
         f"docmunch: index upgraded to schema {SCHEMA_VERSION} in {time.perf_counter() - started:.1f} s"
         f"{'; ' + summary if summary else ''}\n"
@@ -339,21 +346,30 @@ def _list_fts_repos(conn: sqlite3.Connection) -> None:
     conn.execute("INSERT OR IGNORE INTO fts_repos(repo_id) SELECT id FROM repos")
 
 
+def _add_title_keys(conn: sqlite3.Connection) -> None:
+    """The step of every schema before 5: the ``title_key`` column (empty until the term
+    index rebuild fills it, in the same transaction) and its index."""
+    conn.execute("ALTER TABLE sections ADD COLUMN title_key TEXT NOT NULL DEFAULT ''")
+    conn.execute("CREATE INDEX sections_title_key ON sections(title_key)")
+
+
 def _no_step(conn: sqlite3.Connection) -> None:
-    """Schema 3 has nothing of its own to change (only :func:`_list_fts_repos`)."""
+    """Schemas 3 and 4 have nothing of their own to change (3: only :func:`_list_fts_repos`)."""
 
 
 _MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     1: _migrate_1_to_2,
     2: _drop_term_index,
     3: _no_step,
+    4: _no_step,
 }
 """Schema version → its own step towards :data:`SCHEMA_VERSION` (then, for
 :data:`_TERM_REBUILDS`, the term index is created and rebuilt, and the FTS repos are listed;
 all in one transaction)."""
 
-_TERM_REBUILDS = frozenset({1, 2})
-"""Schemas whose term index is rebuilt by the migration (schema 3's is already current)."""
+_TERM_REBUILDS = frozenset({1, 2, 3, 4})
+"""Schemas whose term index is rebuilt by the migration (all: schema 5 changed the priors and
+fills ``title_key`` while rebuilding)."""
 
 MIGRATABLE_SCHEMAS = frozenset(_MIGRATIONS)
 """Older schemas an index is upgraded from in place (the rest are refused)."""
@@ -362,6 +378,7 @@ _CHANGES = {
     1: " (versioned repos, question search)",
     2: " (question search with document evidence, compact postings)",
     3: " (the legacy ranking's full-text table filled on its first use)",
+    4: " (titles matched by their words, link lists ranked as navigation)",
 }
 """What an older schema lacks, named in the migration and the gate's messages."""
 

@@ -21,14 +21,11 @@ from docmunch.index.impacts import (
     FIELD_WEIGHTS,
     IMPACT_LEVELS,
     K1,
-    MIN_CONTENT_WORDS,
-    NON_CONTENT_PRIOR,
-    PAGE_TITLE_PRIOR,
     B,
     SectionText,
-    content_prior,
     document_terms,
 )
+from docmunch.index.priors import PAGE_TITLE_PRIOR, content_prior
 
 _ALPHABET = "abcXYZ019 _-./:<>(){}[]!\n\tÉéßПр的调度器节点配置卷里容器组日本語カナ한국"
 _TEXT = st.text(alphabet=_ALPHABET, max_size=60)
@@ -149,33 +146,3 @@ def test_threads_analysing_documents_at_once_get_the_formulas_terms() -> None:
     assert len(results) == 240 and all(results.values())
     name, sections = document(9, 0)  # the calling thread's memo still works afterwards
     assert _named(name, sections) == _reference(name, sections)
-
-
-_PRIOR_PIECES = [
-    "word", "Pods", " ", "\n", "  ", "[", "]", "(", ")", "!", "{{", "}}", "<", ">", "%", ":", "[text](x.md)",
-    "![alt](i.png)", "[ref]: https://x", "{{< note >}}", "{{% tab %}}", "<!-- c -->", "a_b", "é", "调度",
-]
-
-
-def _reference_prior(body: str) -> float:
-    """The prior's definition, applied whole: comments, shortcodes, reference definitions and
-    links removed, then the words counted."""
-    text = _COMMENT.sub(" ", body)
-    text = re.sub(r"\{\{[<%].*?[%>]\}\}", " ", text, flags=re.S)
-    text = re.sub(r"^\s*\[[^\]]+\]:\s*\S+.*$", " ", text, flags=re.M)
-    text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", " ", text)
-    return 1.0 if len(re.findall(r"\w+", text)) >= MIN_CONTENT_WORDS else NON_CONTENT_PRIOR
-
-
-@given(st.lists(st.sampled_from(_PRIOR_PIECES), max_size=40))
-@settings(max_examples=500, deadline=None)
-def test_content_prior_follows_its_definition(pieces: list[str]) -> None:
-    body = "".join(pieces)
-    assert content_prior(body) == _reference_prior(body)
-
-
-def test_content_prior_of_link_lists_and_prose() -> None:
-    assert content_prior("[one](a.md) [two](b.md) [three](c.md) [four](d.md)\n- [five six seven](e)") == 0.5
-    assert content_prior("{{< note >}} one two three four five six seven eight {{< /note >}}") == 1.0
-    assert content_prior("one two three [four](x) five six seven") == 0.5
-    assert content_prior("one two three four five six seven eight [nine](x)") == 1.0

@@ -37,6 +37,8 @@ def _to_schema_2(db: Path) -> None:
     conn = sqlite3.connect(db)
     for table in ("terms", "postings", "section_terms", "repo_stats", "fts_repos"):
         conn.execute(f"DROP TABLE {table}")
+    conn.execute("DROP INDEX sections_title_key")
+    conn.execute("ALTER TABLE sections DROP COLUMN title_key")
     conn.executescript(_SCHEMA_2_TERMS)
     conn.execute("INSERT INTO terms(repo_id, term, df) VALUES (1, 'stale', 1)")  # schema 2 had df
     conn.execute("PRAGMA user_version = 2")
@@ -80,6 +82,38 @@ def test_schema_2_index_is_migrated_with_a_message(
     assert conn.execute("SELECT count(*) FROM terms WHERE term = 'stale'").fetchone()[0] == 0
     columns = [row[1] for row in conn.execute("PRAGMA table_info(postings)")]
     assert columns == ["id", "term_id", "sections", "docs"]
+    conn.close()
+
+
+def test_schema_4_index_gains_title_keys_and_new_priors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Schema 4 had no ``title_key`` and ranked link lists as content: the upgrade fills the
+    keys and rebuilds the terms, so the index searches like a fresh one (``what is a Pod?``
+    finds the section titled ``Pods``)."""
+    home = tmp_path / "home"
+    with Index.open(home) as index:
+        index.index_path(HERE / "search-corpus", repo="spec")
+        queries = (*QUERIES, "what is a Pod?", "什么是 Pod？", "pod lifecycle phase of containers")
+        fresh = {q: [(h.id, h.score) for h in index.search(q, repo="spec")] for q in queries}
+    db = home / "index.sqlite3"
+    conn = sqlite3.connect(db)
+    keys = conn.execute("SELECT id, title_key FROM sections ORDER BY id").fetchall()
+    conn.execute("DROP INDEX sections_title_key")
+    conn.execute("ALTER TABLE sections DROP COLUMN title_key")
+    conn.execute("UPDATE section_terms SET prior = 1.0")  # schema 4's priors differed
+    conn.execute("PRAGMA user_version = 4")
+    conn.commit()
+    conn.close()
+    capsys.readouterr()
+    with Index.open(home) as index:
+        err = capsys.readouterr().err
+        assert f"from schema 4 to {SCHEMA_VERSION}" in err and "rebuilding the search terms" in err
+        assert {q: [(h.id, h.score) for h in index.search(q, repo="spec")] for q in queries} == fresh
+        assert index.search("what is a Pod?", repo="spec")[0].title == "Pods"
+    conn = sqlite3.connect(db)
+    assert conn.execute("SELECT id, title_key FROM sections ORDER BY id").fetchall() == keys
+    assert conn.execute("SELECT count(*) FROM fts_repos").fetchone()[0] == 0  # schema 4's list kept
     conn.close()
 
 

@@ -22,6 +22,8 @@ def _downgrade_to_schema_1(db: Path) -> None:
     for table in ("terms", "section_terms", "repo_stats", "fts_repos"):
         conn.execute(f"DROP TABLE {table}")
     conn.execute("DROP INDEX repos_base")
+    conn.execute("DROP INDEX sections_title_key")
+    conn.execute("ALTER TABLE sections DROP COLUMN title_key")
     for column in ("base", "version", "ref", "commit_sha", "pinned"):
         conn.execute(f"ALTER TABLE repos DROP COLUMN {column}")
     conn.execute("PRAGMA user_version = 1")
