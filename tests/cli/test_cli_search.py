@@ -58,6 +58,8 @@ def test_an_empty_result_is_one_line_on_stderr_with_its_reason_and_exit_1(
         (["search", "tools", "!!!"], "no word to search for"),
         (["search", "tools", "安装程序"], "no word of the query occurs in repo 'tools' (安装程序)"),
         (["search", "tools", "gadget", "--glob", "api/*"], "none passes the filters (path_glob)"),
+        (["search", "tools", "a" * 65], "is longer than 64 characters, which are not indexed"),
+        (["search", "how do I " + "a" * 65], "is longer than 64 characters, which are not indexed"),
     ):
         assert main(argv) == 1, argv
         out, err = capsys.readouterr()
@@ -68,6 +70,9 @@ def test_an_empty_result_is_one_line_on_stderr_with_its_reason_and_exit_1(
     answer = json.loads(capsys.readouterr().out)
     assert answer["results"] == [] and answer["no_results"]["reason"] == "stop_words"
     assert answer["_meta"]["sections_returned"] == 0
+    assert main(["search", "a" * 65, "--json"]) == 1  # left out of the index for its length
+    empty = json.loads(capsys.readouterr().out)["no_results"]
+    assert empty["reason"] == "unknown_words" and empty["words"] == ["a" * 23 + "…"]
 
 
 def test_an_unknown_doc_filter_is_a_one_line_not_found_error(
