@@ -48,6 +48,31 @@ def test_human_output_names_the_repo_when_searching_all(
     assert "tools: index.md" in capsys.readouterr().out
 
 
+def test_a_snippet_is_printed_under_its_hit_every_line_indented(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("DOCMUNCH_HOME", str(tmp_path / "home"))
+    (tmp_path / "docs").mkdir()
+    guide = "# Install\r\n\r\nRun the installer:\r\n\r\n    gadget --install\r\n\r\n## Other\r\n\r\nMore.\r\n"
+    (tmp_path / "docs" / "guide.md").write_bytes(guide.encode())
+    assert main(["index", str(tmp_path / "docs"), "--repo", "d"]) == 0
+    capsys.readouterr()
+    assert main(["search", "d", "install", "--limit", "1", "--snippet", "200"]) == 0
+    score, *rest = capsys.readouterr().out.splitlines()
+    assert score.endswith("  Install  (guide.md)") and score.lstrip()[0].isdigit()
+    assert rest == [  # id, summary, then the snippet (the whole section) with its lines as written
+        "         d::guide.md::install#1",
+        "         Run the installer:",
+        "         # Install",
+        "",
+        "         Run the installer:",
+        "",
+        "             gadget --install",
+    ]
+    assert main(["search", "d", "install", "--limit", "1", "--snippet", "200", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["results"][0]["snippet"] == guide[: guide.index("## Other")]
+
+
 def test_an_empty_result_is_one_line_on_stderr_with_its_reason_and_exit_1(
     home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
