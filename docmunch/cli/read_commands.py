@@ -23,6 +23,9 @@ from docmunch.terminal import printable as _printable
 
 __all__ = ["add_commands"]
 
+_HIT_INDENT = " " * 9
+"""Indent of a search hit's lines under its score (the width of ``f"{score:7.2f}  "``)."""
+
 
 def _cmd_search(args: argparse.Namespace) -> int:
     # `search QUERY` and `search --all QUERY...` search every repo; `search REPO QUERY...` one repo.
@@ -78,12 +81,23 @@ def _cmd_search(args: argparse.Namespace) -> int:
     for h in hits:
         place = h.doc_path if args.repo is not None else f"{h.repo}: {h.doc_path}"
         console.print(f"[bold]{h.score:7.2f}[/]  [bold]{_esc(h.title)}[/]  [dim]({_esc(place)})[/]")
-        console.print(f"         {_esc(h.id)}")
+        console.print(f"{_HIT_INDENT}{_esc(h.id)}")
         if h.summary:
-            console.print(f"         [dim]{_esc(h.summary)}[/]")
+            console.print(f"{_HIT_INDENT}[dim]{_esc(h.summary)}[/]")
         if h.snippet:
-            console.print(_esc(h.snippet))
+            console.print(_esc(_indented(h.snippet)))
     return 0
+
+
+def _indented(text: str) -> str:
+    """``text`` with every line under the hit's other lines (:data:`_HIT_INDENT`), its line breaks
+    kept (a snippet's code and lists stay readable), blank lines empty, none at its ends."""
+    lines = [line.rstrip() for line in text.splitlines()]
+    while lines and not lines[-1]:
+        lines.pop()
+    while lines and not lines[0]:
+        lines.pop(0)
+    return "\n".join(_HIT_INDENT + line if line else "" for line in lines)
 
 
 def _cmd_toc(args: argparse.Namespace) -> int:

@@ -45,6 +45,7 @@ __all__ = [
     "title_key",
     "token_terms",
     "tokens",
+    "too_long_words",
     "word_terms",
 ]
 
@@ -178,4 +179,12 @@ def content_words(text: str) -> list[str]:
             out.extend(cjk_words(piece, query=True))
         else:
             out.extend(word for word in _WORD.findall(piece) if word_terms(word))
+    return list(dict.fromkeys(out))
+
+
+def too_long_words(text: str) -> list[str]:
+    """The non-CJK words of ``text`` with a part longer than :data:`MAX_TERM_CHARS` (which
+    :func:`word_terms` leaves out: hashes, base64, a word pasted twice without a space), as
+    written and in order, each once."""
+    out = [w for w in _WORD.findall(text) if any(len(p) > MAX_TERM_CHARS for p in _PART.findall(w))]
     return list(dict.fromkeys(out))

@@ -10,7 +10,8 @@ these happened, checked in this order:
 * ``stop_words`` — every word is a stop or question word (``how do I``, ``是什么``), which
   search ignores (:mod:`docmunch.index.stopwords`);
 * ``unknown_words`` — no content word, stem, variant or CJK sub-word of the query occurs in
-  the searched repos;
+  the searched repos, or its only words that are no stop words are longer than
+  :data:`~docmunch.index.analyze.MAX_TERM_CHARS`, which are never indexed;
 * ``filtered`` — the words match sections, but none passes ``doc_path`` / ``path_glob`` /
   the level range.
 
@@ -25,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from docmunch.index.analyze import WORD_PATTERN, content_words, is_cjk
+from docmunch.index.analyze import MAX_TERM_CHARS, WORD_PATTERN, content_words, is_cjk, too_long_words
 from docmunch.index.rank import Ranker, query_weights
 from docmunch.index.store import Store
 
@@ -37,6 +38,9 @@ MAX_REASON_WORDS = 8
 """Query words named in a reason at most (the message stays one short line)."""
 _MAX_QUERY_CHARS = 60
 """Characters of the query quoted in a message at most."""
+_MAX_WORD_CHARS = 24
+"""Characters of a word longer than MAX_TERM_CHARS kept in a reason, its ``…`` included
+(message and ``words``: a pasted hash or base64 blob is not echoed whole)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +53,8 @@ class EmptyReason:
     """One line for a person or an agent, saying what to change."""
     words: tuple[str, ...] = ()
     """For ``unknown_words`` and ``filtered``: the query's content words as written (at most
-    :data:`MAX_REASON_WORDS`)."""
+    :data:`MAX_REASON_WORDS`; a word longer than MAX_TERM_CHARS is cut to its first
+    ``_MAX_WORD_CHARS − 1`` characters and ``…``)."""
 
     def to_json(self) -> dict[str, Any]:
         """``{"reason": code, "message": …, "words": [...]}`` (``words`` only when there are any)."""
@@ -57,6 +62,11 @@ class EmptyReason:
         if self.words:
             out["words"] = list(self.words)
         return out
+
+
+def _cut(word: str) -> str:
+    """``word``, or its first ``_MAX_WORD_CHARS − 1`` characters and ``…`` when it is longer."""
+    return word if len(word) <= _MAX_WORD_CHARS else word[: _MAX_WORD_CHARS - 1] + "…"
 
 
 def _quoted(query: str) -> str:
@@ -97,6 +107,15 @@ def explain_empty(
     if not query_weights(query):
         if WORD_PATTERN.search(query) is None and not is_cjk(query):
             return EmptyReason("no_words", f"the query {_quoted(query)} has no word to search for")
+        long = tuple(_cut(word) for word in too_long_words(query)[:MAX_REASON_WORDS])
+        if long:  # no stop words: words the index leaves out for their length
+            return EmptyReason(
+                "unknown_words",
+                f"no word of the query can occur in {where}: {', '.join(long)} "
+                f"{'is' if len(long) == 1 else 'are'} longer than {MAX_TERM_CHARS} characters, "
+                "which are not indexed; search for a shorter part",
+                long,
+            )
         return EmptyReason(
             "stop_words",
             f"every word of {_quoted(query)} is a stop or question word, which search ignores; "

@@ -316,9 +316,12 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "verify_index",
         "Verify a repo's hashes",
-        "Re-hash every section of a repo against the stored bytes and, for Markdown/text sources, the "
-        "user's original files. Returns {repo, sections_checked, ok, mismatches: [{id, doc_path, "
-        "expected, actual}]}. Use when content looks stale; re-index with index_local if not ok.",
+        "Re-hash every section of a repo against the stored bytes and, for sources kept as the user's "
+        "own bytes (Markdown, text, rst, MDX), the original files. Returns {repo, sections_checked, ok, "
+        "mismatches: [{id, doc_path, expected, actual, reason, where}]}: id is a section id (REPO::DOC_PATH "
+        "for a change outside every section), expected the stored sha256, actual the sha256 now (null "
+        "when the bytes could not be hashed: file missing, shorter or grown), reason one readable line, "
+        "where 'cache' or 'original'. Use when content looks stale; re-index with index_local if not ok.",
         _obj({"repo": _REPO}, ["repo"]),
         read_only=True,
     ),

@@ -48,6 +48,31 @@ def test_human_output_names_the_repo_when_searching_all(
     assert "tools: index.md" in capsys.readouterr().out
 
 
+def test_a_snippet_is_printed_under_its_hit_every_line_indented(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("DOCMUNCH_HOME", str(tmp_path / "home"))
+    (tmp_path / "docs").mkdir()
+    guide = "# Install\r\n\r\nRun the installer:\r\n\r\n    gadget --install\r\n\r\n## Other\r\n\r\nMore.\r\n"
+    (tmp_path / "docs" / "guide.md").write_bytes(guide.encode())
+    assert main(["index", str(tmp_path / "docs"), "--repo", "d"]) == 0
+    capsys.readouterr()
+    assert main(["search", "d", "install", "--limit", "1", "--snippet", "200"]) == 0
+    score, *rest = capsys.readouterr().out.splitlines()
+    assert score.endswith("  Install  (guide.md)") and score.lstrip()[0].isdigit()
+    assert rest == [  # id, summary, then the snippet (the whole section) with its lines as written
+        "         d::guide.md::install#1",
+        "         Run the installer:",
+        "         # Install",
+        "",
+        "         Run the installer:",
+        "",
+        "             gadget --install",
+    ]
+    assert main(["search", "d", "install", "--limit", "1", "--snippet", "200", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["results"][0]["snippet"] == guide[: guide.index("## Other")]
+
+
 def test_an_empty_result_is_one_line_on_stderr_with_its_reason_and_exit_1(
     home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -58,6 +83,8 @@ def test_an_empty_result_is_one_line_on_stderr_with_its_reason_and_exit_1(
         (["search", "tools", "!!!"], "no word to search for"),
         (["search", "tools", "安装程序"], "no word of the query occurs in repo 'tools' (安装程序)"),
         (["search", "tools", "gadget", "--glob", "api/*"], "none passes the filters (path_glob)"),
+        (["search", "tools", "a" * 65], "is longer than 64 characters, which are not indexed"),
+        (["search", "how do I " + "a" * 65], "is longer than 64 characters, which are not indexed"),
     ):
         assert main(argv) == 1, argv
         out, err = capsys.readouterr()
@@ -68,6 +95,9 @@ def test_an_empty_result_is_one_line_on_stderr_with_its_reason_and_exit_1(
     answer = json.loads(capsys.readouterr().out)
     assert answer["results"] == [] and answer["no_results"]["reason"] == "stop_words"
     assert answer["_meta"]["sections_returned"] == 0
+    assert main(["search", "a" * 65, "--json"]) == 1  # left out of the index for its length
+    empty = json.loads(capsys.readouterr().out)["no_results"]
+    assert empty["reason"] == "unknown_words" and empty["words"] == ["a" * 23 + "…"]
 
 
 def test_an_unknown_doc_filter_is_a_one_line_not_found_error(

@@ -2,7 +2,8 @@
 
 The reference is the module docstring's definition computed the plain way: every word of the
 title and of the first PROXIMITY_MAX_CHARS characters of the body analysed on its own, the
-closest distance of each consecutive pair of query terms, ``min(weight) / d`` within the window.
+closest distance of each pair of neighbouring query terms (each unordered pair once),
+``min(weight) / d`` within the window.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ QUERIES = tuple(
         "lock a mutex and get a guard",
         "use std::sync::Mutex with Arc<T>",  # an identifier: its whole form and its parts
         "send messages over a channel to the receiver",
+        "lock the mutex, then mutex lock again",  # one pair written three times, both ways round
     )
 )
 
@@ -50,8 +52,9 @@ def _reference(sequence: list[str], weights: dict[str, float], title: str, text:
         for term in word_terms(word) if word else ():
             at.setdefault(term, []).append(i)
     total = 0.0
-    for a, b in itertools.pairwise(sequence):
-        if a != b and a in at and b in at:
+    pairs = {tuple(sorted(pair)) for pair in itertools.pairwise(sequence) if pair[0] != pair[1]}
+    for a, b in pairs:
+        if a in at and b in at:
             d = max(1, min(abs(x - y) for x in at[a] for y in at[b]))
             if d <= PROXIMITY_WINDOW:
                 total += min(weights[a], weights[b]) / d
@@ -90,3 +93,16 @@ def test_the_bonus_does_not_depend_on_what_the_word_index_holds(
     thread.start()
     thread.join()
     assert other == [warm]
+
+
+def test_a_pair_counts_once_however_often_the_query_repeats_it(fixtures_dir: Path) -> None:
+    sections = _sections(fixtures_dir)
+    for sequence in QUERIES:
+        weights = dict.fromkeys(sequence, 1.0)
+        once = [Proximity(sequence, weights).bonus(title, text, level=2) for title, text in sections]
+        assert any(once)
+        stutter = [term for term in sequence for _ in range(3)]  # "hash hash hash map map map"
+        back_and_forth = (sequence + sequence[::-1]) * 100  # "hash map map hash hash map …"
+        for repeated in (stutter, back_and_forth):
+            scorer = Proximity(repeated, weights)
+            assert [scorer.bonus(title, text, level=2) for title, text in sections] == once

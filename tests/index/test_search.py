@@ -289,3 +289,29 @@ def test_a_question_equal_to_a_title_but_for_its_end_punctuation_gets_the_title_
         assert index.search("什么是 Pod", repo="r")[0].title == "什么是 Pod？"
         assert index.search("what is a pod", repo="r")[0].title == "What is a Pod?"
         assert index.search("What is a Pod!", repo="r")[0].title == "What is a Pod?"
+
+
+@pytest.mark.parametrize(
+    ("query", "repeated"),
+    [
+        ("hash map", " ".join(["hash map"] * 200)),
+        ("hash map", "hash map map hash hash hash map"),
+        ("Arc<Mutex<T>> lock", "Arc<Mutex<T>> Arc<Mutex<T>> lock lock"),  # the identifier check too
+        ("容器 共享 数据", "容器 共享 数据 数据 共享 容器"),
+        ("容器 共享 数据", "容器 容器 共享 共享 数据 数据"),
+    ],
+)
+def test_repeated_words_raise_no_score(tmp_path: Path, query: str, repeated: str) -> None:
+    # a new user's "hash map hash map …" (200 times) scored 23.2 against 0.99: each repeated
+    # pair of neighbouring words added its proximity bonus again
+    docs = write(tmp_path / "docs", {
+        "maps.md": "# Hash maps\n\nA hash map stores keys with their values.\n\n"
+                   "## Sharing a map\n\nWrap the map in Arc<Mutex<T>> and lock it first.\n\n"
+                   "## Hashing\n\nThe hash of a key picks its bucket in the map.\n",
+        "zh.md": "# 共享\n\n同一个 Pod 里的容器可以共享数据。\n\n## 存储\n\n数据保存在卷里，容器都能读到。\n",
+    })  # fmt: skip
+    with Index.open(tmp_path / "home") as index:
+        index.index_path(docs, repo="r")
+        once = [(h.id, h.score) for h in index.search(query, repo="r")]
+        assert once and once[0][1] > 0
+        assert [(h.id, h.score) for h in index.search(repeated, repo="r")] == once

@@ -12,7 +12,7 @@ import pytest
 
 from docmunch.errors import DocumentNotFound, RepoNotFound, UnknownVersion
 from docmunch.index import EmptyReason, Index
-from docmunch.index.analyze import content_words
+from docmunch.index.analyze import MAX_TERM_CHARS, content_words
 from docmunch.index.empty import MAX_REASON_WORDS, REASONS
 
 from .conftest import EXCLUDE, write
@@ -65,6 +65,18 @@ def test_each_empty_result_names_its_reason(index: Index, query: str, repo: str 
 def test_a_one_character_query_the_repo_lacks_is_named_in_its_reason(index: Index) -> None:
     reason = _reason(index, "的", repo="notes")  # a function word, yet searched as the one character
     assert reason.code == "unknown_words" and reason.words == () and "('的')" in reason.message
+
+
+@pytest.mark.parametrize("repo", ["notes", None])
+def test_a_word_too_long_to_be_indexed_is_an_unknown_word(index: Index, repo: str | None) -> None:
+    word = "x" * (MAX_TERM_CHARS + 1)  # a hash, base64: left out of the index for its length
+    for query in (word, f"how do I {word}?", f"{word} {word}"):
+        reason = _reason(index, query, repo=repo)
+        assert reason.code == "unknown_words", (query, reason)
+        assert reason.words == ("x" * 23 + "…",)
+        assert f"longer than {MAX_TERM_CHARS} characters" in reason.message and len(reason.message) < 200
+    assert _reason(index, "x" * MAX_TERM_CHARS, repo=repo).code == "unknown_words"  # indexable, absent
+    assert _reason(index, "how do I " + "-".join(["the"] * 30), repo=repo).code == "stop_words"  # short parts
 
 
 def test_words_of_an_unknown_words_reason_are_the_content_words_as_written(index: Index) -> None:

@@ -39,6 +39,8 @@ def test_empty_results_carry_a_reason_and_unknown_documents_are_errors(home: Pat
                 ({"query": "是什么呢"}, "stop_words"),
                 ({"query": "?!"}, "no_words"),
                 ({"repo": "rust-book", "query": "调度器挑选节点"}, "unknown_words"),
+                ({"repo": "rust-book", "query": "b" * 65}, "unknown_words"),  # too long to be indexed
+                ({"query": "what is " + "b" * 65}, "unknown_words"),
                 ({"repo": "k8s-zh", "query": "调度器", "path_glob": "tasks/zzz/*"}, "filtered"),
             ):
                 empty = await search(**args)
@@ -46,6 +48,9 @@ def test_empty_results_carry_a_reason_and_unknown_documents_are_errors(home: Pat
                 assert len(empty["no_results"]["message"]) < 200
             unknown = await search(repo="rust-book", query="调度器挑选节点")
             assert unknown["no_results"]["words"] == ["调度", "器", "挑选", "节点"]
+            too_long = await search(query="b" * 65)
+            assert too_long["no_results"]["words"] == ["b" * 23 + "…"]
+            assert "longer than 64 characters" in too_long["no_results"]["message"]
 
             page = "ch04-01-what-is-ownership"
             bad_doc = await client.call_tool(
