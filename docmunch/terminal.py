@@ -31,27 +31,35 @@ def console() -> Any:
 
 
 def esc(text: str) -> str:
-    """``text`` with rich markup characters escaped."""
+    """``text`` ready for rich markup: markup characters escaped, and every character that
+    could restyle or rewrite the terminal (``ESC`` colour and cursor codes, ``\\r``, bells,
+    bidirectional overrides) shown as an escape by :func:`printable`; newlines and tabs kept.
+    Titles, summaries and snippets come from documents, which may hold anything."""
     from rich.markup import escape
 
-    return escape(text)
+    return escape(printable(text, keep="\n\t"))
 
 
 _SAFE_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
-def printable(text: str) -> str:
+def printable(text: str, *, keep: str = "") -> str:
     """``text`` with every character that could break or restyle a terminal line escaped.
 
     Control characters (C0, DEL, C1: newlines, ``ESC`` colour codes, bells), line/paragraph
     separators, bidirectional overrides ("Trojan Source", CVE-2021-42574) and lone
-    surrogates become ``\\n``/``\\t``/``\\xNN``/``\\uNNNN``; everything else is kept.
+    surrogates become ``\\n``/``\\t``/``\\xNN``/``\\uNNNN``; everything else is kept, and so
+    are the characters of ``keep`` (``"\\n\\t"`` for multi-line text).
     """
+    if text.isprintable() and not keep:
+        return text
     out: list[str] = []
     for ch in text:
         code = ord(ch)
-        if ch in _SAFE_ESCAPES:
+        if ch in keep:
+            out.append(ch)
+        elif ch in _SAFE_ESCAPES:
             out.append(_SAFE_ESCAPES[ch])
         elif code < 0x20 or 0x7F <= code <= 0x9F:
             out.append(f"\\x{code:02x}")

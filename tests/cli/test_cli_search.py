@@ -73,6 +73,27 @@ def test_a_snippet_is_printed_under_its_hit_every_line_indented(
     assert json.loads(capsys.readouterr().out)["results"][0]["snippet"] == guide[: guide.index("## Other")]
 
 
+def test_terminal_codes_in_a_document_are_shown_not_obeyed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A document may hold ESC sequences (colour, cursor moves, clearing the screen), carriage
+    returns and bidirectional overrides: the human output shows them as escapes; --json keeps them."""
+    monkeypatch.setenv("DOCMUNCH_HOME", str(tmp_path / "home"))
+    (tmp_path / "docs").mkdir()
+    title = "Install \x1b[31mred\x1b[0m \x1b[2J\u202egnp.exe"
+    body = "Run the installer\rFAKE, then \x07ring."
+    (tmp_path / "docs" / "guide.md").write_text(f"# {title}\n\n{body}\n", encoding="utf-8")
+    assert main(["index", str(tmp_path / "docs"), "--repo", "d"]) == 0
+    capsys.readouterr()
+    assert main(["search", "d", "installer", "--snippet", "300"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\r" not in out and "\x07" not in out and "\u202e" not in out
+    assert "\\x1b[31mred\\x1b[0m" in out and "\\u202egnp.exe" in out and "\\x07ring" in out
+    assert "         FAKE, then" in out  # the snippet's lone CR is a line break, indented like the rest
+    hit = _json(capsys, "search", "d", "installer", "--snippet", "300")["results"][0]
+    assert hit["title"] == title and "\rFAKE" in hit["snippet"]
+
+
 def test_an_empty_result_is_one_line_on_stderr_with_its_reason_and_exit_1(
     home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
