@@ -22,7 +22,7 @@ from docmunch.index.records import (
 )
 from docmunch.index.runlock import run_state
 from docmunch.index.store import Store
-from docmunch.index.verify import check_original, original_path
+from docmunch.index.verify import ORIGINAL_KINDS, check_original, original_path
 from docmunch.index.versions import RepoRow, default_of
 from docmunch.section import Section
 
@@ -319,13 +319,25 @@ def locate(store: Store, repo: str, section_id: str) -> dict[str, Any]:
     """Where a section lives in the original source.
 
     Returns:
-        ``{"repo","doc_path","section_id","source_path","byte_start","byte_end","locator"}``;
-        ``source_path`` is the document's ``source_ref`` (absolute path or URL of the original)
-        or, when the renderer gave none, the repo source joined with the doc_path.
+        ``{"repo","doc_path","section_id","source_path","source_kind","byte_start","byte_end",
+        "byte_range_of","locator"}``; ``source_path`` is the document's ``source_ref`` (absolute
+        path or URL of the original) or, when the renderer gave none, the repo source joined
+        with the doc_path. ``byte_start``/``byte_end`` are always offsets into the stored bytes
+        (the raw cache, what ``get_section`` reads); ``byte_range_of`` says what those are:
+        ``"original"`` when the source is stored unchanged (:data:`ORIGINAL_KINDS`: Markdown,
+        text, reStructuredText, MDX), so the range holds on the user's file too, else
+        ``"stored_markdown"``: the Markdown rendition docmunch made (web page, DOCX, PDF,
+        HTML file, notebook), whose offsets are no position in the original — ``locator``
+        (URL fragment, Word paragraphs, PDF pages and boxes, notebook cells) is that.
+
+    Raises:
+        RepoNotFound, SectionNotFound.
     """
     section, _, _, doc_id, _ = _lookup(store, repo, section_id)
-    ref, source = store.conn.execute(
-        "SELECT d.source_ref, r.source FROM docs d JOIN repos r ON r.id = d.repo_id WHERE d.id = ?", (doc_id,)
+    ref, kind, source = store.conn.execute(
+        "SELECT d.source_ref, d.source_kind, r.source FROM docs d JOIN repos r ON r.id = d.repo_id "
+        "WHERE d.id = ?",
+        (doc_id,),
     ).fetchone()
     if not ref:
         ref = f"{source.rstrip('/')}/{section.doc_path}" if source else section.doc_path
@@ -334,7 +346,9 @@ def locate(store: Store, repo: str, section_id: str) -> dict[str, Any]:
         "doc_path": section.doc_path,
         "section_id": section.id,
         "source_path": ref,
+        "source_kind": kind,
         "byte_start": section.byte_start,
         "byte_end": section.byte_end,
+        "byte_range_of": "original" if kind in ORIGINAL_KINDS else "stored_markdown",
         "locator": section.locator,
     }
