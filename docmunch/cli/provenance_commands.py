@@ -72,8 +72,8 @@ def _cmd_locate(args: argparse.Namespace) -> int:
 def _locate_lines(where: dict[str, Any]) -> list[str]:
     """The human form of :meth:`Index.locate`: one labelled line each for the source, the place
     in it (when the section has a locator) and what the byte range is a range of — the file
-    itself, or the stored Markdown rendition of a converted source (never the PDF's or DOCX's
-    own bytes)."""
+    itself, the stored Markdown rendition of a converted source (never the PDF's or DOCX's own
+    bytes), or the stored UTF-8 form of a UTF-16/32 text file."""
     kind = _KIND_NAMES.get(where["source_kind"], where["source_kind"])
     lines = [f"source:   {where['source_path']} ({kind})"]
     if where["locator"]:
@@ -82,6 +82,12 @@ def _locate_lines(where: dict[str, Any]) -> list[str]:
     if where["byte_range_of"] == "original":
         same = "stored unchanged: the cache holds the same bytes"
         lines.append(f"bytes:    {span} of the file itself ({same})")
+    elif where["byte_range_of"] == "stored_utf8":
+        codec = str(where["source_encoding"]).upper()
+        lines.append(
+            f"bytes:    {span} of the stored UTF-8 form of this {codec} file, not of the file itself "
+            f"(`docmunch section` prints them)"
+        )
     else:
         lines.append(
             f"bytes:    {span} of the stored Markdown rendition, not of the {kind} "
