@@ -10,7 +10,7 @@ DEMO_QUERY ?=
 .PHONY: help venv venv-test compile test lint demo bench gate report oracle baseline fixtures clean browser
 
 help:
-	@echo "make demo [DOCS=path]  index a docs folder, search it, print one verified section"
+	@echo "make demo [DOCS=path]  index a docs folder, search it, print one verified section (own index: .docmunch-demo/, DEMO_HOME=path)"
 	@echo "make test              create .venv with test extras, compile (mypyc); ruff, mypy (strict; tests/ checked too), the whole suite"
 	@echo "make compile           compile the hot stages with mypyc (no-op when fresh)"
 	@echo "make bench             benchmarks -> reports/bench.json"

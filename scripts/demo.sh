@@ -4,8 +4,11 @@
 #   DOCS=path        folder to index (default: docs, this project's own documentation)
 #   DEMO_QUERY=text  query to run (default: one that fits docs/; for another folder, the title
 #                    of its first heading)
-#   DEMO_HOME        index location (default: .docmunch-demo/ in the repo, git-ignored); the
-#                    demo never uses your own DOCMUNCH_HOME, so it cannot touch your real index
+#   DEMO_HOME        index location (default: .docmunch-demo/ in the repo, git-ignored)
+#
+# The demo never uses DOCMUNCH_HOME, even when it is set: that is where a user keeps a real
+# index, and the demo must not add to it (or fail on a repo of the same name there). It says
+# so when DOCMUNCH_HOME is set, and it ends with where its own index is and how to remove it.
 #
 # A second run is quick: unchanged files are recognised by their sha256 and not parsed again.
 set -euo pipefail
@@ -13,7 +16,11 @@ cd "$(dirname "$0")/.."
 
 DOCS="${DOCS:-docs}"
 DEMO_QUERY="${DEMO_QUERY:-}"
-export DOCMUNCH_HOME="${DEMO_HOME:-$PWD/.docmunch-demo}"
+DEMO_HOME="${DEMO_HOME:-$PWD/.docmunch-demo}"
+if [ -n "${DOCMUNCH_HOME:-}" ] && [ "$DOCMUNCH_HOME" != "$DEMO_HOME" ]; then
+    echo "demo: your DOCMUNCH_HOME ($DOCMUNCH_HOME) is not used; the demo keeps its own index in $DEMO_HOME (DEMO_HOME=path picks another)"
+fi
+export DOCMUNCH_HOME="$DEMO_HOME"
 DM=.venv/bin/docmunch
 PY=.venv/bin/python
 
@@ -62,3 +69,6 @@ fi
 echo
 echo "== docmunch section $repo \"$top\" --verify"
 "$DM" section "$repo" "$top" --verify
+
+echo
+echo "== the demo's own index is in $DOCMUNCH_HOME; remove it with: rm -rf $(printf '%q' "$DOCMUNCH_HOME")"

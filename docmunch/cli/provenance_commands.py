@@ -1,8 +1,10 @@
 """``docmunch verify`` and ``docmunch locate``: a section against, and in, its original source.
 
 ``verify`` re-hashes every section of a repo (cache, and the original files still on disk);
-``locate`` prints where one section's bytes came from (path and byte range, plus its locator:
-URL, Word paragraph ids or PDF page boxes). :func:`add_commands` registers both.
+``locate`` prints where one section came from: the source, its place there (locator: URL,
+Word paragraph ids, PDF page boxes, notebook cells) and what its byte range is a range of —
+the user's file for sources stored unchanged, else the stored Markdown rendition.
+:func:`add_commands` registers both.
 """
 
 from __future__ import annotations
@@ -43,17 +45,55 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+_KIND_NAMES = {
+    "markdown": "Markdown",
+    "text": "text",
+    "rst": "reStructuredText",
+    "mdx": "MDX",
+    "docx": "DOCX",
+    "pdf": "PDF",
+    "html": "HTML file",
+    "url": "web page",
+    "ipynb": "notebook",
+}
+"""How ``locate`` names each ``source_kind`` (an unknown kind is printed as it is)."""
+
+
 def _cmd_locate(args: argparse.Namespace) -> int:
     with Index.open() as index:
         where = index.locate(args.repo, args.section_id)
     if args.json:
         _emit_json(where)
         return 0
-    line = f"{where['source_path']}  bytes {where['byte_start']}-{where['byte_end']}"
-    if where["locator"]:
-        line += "  " + _locator_text(where["locator"])
-    sys.stdout.write(_printable(line) + "\n")
+    sys.stdout.write("".join(_printable(line) + "\n" for line in _locate_lines(where)))
     return 0
+
+
+def _locate_lines(where: dict[str, Any]) -> list[str]:
+    """The human form of :meth:`Index.locate`: one labelled line each for the source, the place
+    in it (when the section has a locator) and what the byte range is a range of — the file
+    itself, the stored Markdown rendition of a converted source (never the PDF's or DOCX's own
+    bytes), or the stored UTF-8 form of a UTF-16/32 text file."""
+    kind = _KIND_NAMES.get(where["source_kind"], where["source_kind"])
+    lines = [f"source:   {where['source_path']} ({kind})"]
+    if where["locator"]:
+        lines.append(f"location: {_locator_text(where['locator'])}")
+    span = f"{where['byte_start']}-{where['byte_end']}"
+    if where["byte_range_of"] == "original":
+        same = "stored unchanged: the cache holds the same bytes"
+        lines.append(f"bytes:    {span} of the file itself ({same})")
+    elif where["byte_range_of"] == "stored_utf8":
+        codec = str(where["source_encoding"]).upper()
+        lines.append(
+            f"bytes:    {span} of the stored UTF-8 form of this {codec} file, not of the file itself "
+            f"(`docmunch section` prints them)"
+        )
+    else:
+        lines.append(
+            f"bytes:    {span} of the stored Markdown rendition, not of the {kind} "
+            f"(`docmunch section` prints them)"
+        )
+    return lines
 
 
 def _locator_text(locator: dict[str, Any]) -> str:
@@ -72,6 +112,9 @@ def _locator_text(locator: dict[str, Any]) -> str:
             box = ", ".join(f"{v:.0f}" for v in page.get("bbox") or ())
             pages.append(f"page {page.get('page')}{label} [{box}]")
         return "; ".join(pages) + " (PDF points, origin bottom-left)"
+    cells = [p.get("index") for p in locator.get("positions") or () if p.get("type") == "cell"]
+    if cells:
+        return "cells " + ", ".join(str(c) for c in cells) + " (0-based, in the notebook's order)"
     return json.dumps(locator, ensure_ascii=False)[:200]
 
 

@@ -22,7 +22,7 @@ from docmunch.index.records import (
 )
 from docmunch.index.runlock import run_state
 from docmunch.index.store import Store
-from docmunch.index.verify import check_original, original_path
+from docmunch.index.verify import ORIGINAL_KINDS, check_original, original_path, source_encoding
 from docmunch.index.versions import RepoRow, default_of
 from docmunch.section import Section
 
@@ -242,12 +242,14 @@ def get_section(store: Store, repo: str, section_id: str, *, verify: bool = Fals
         return SectionRead(section, content, doc_bytes)
     cache_ok = hashlib.sha256(data).hexdigest() == section.content_hash
     checks = [VerifyCheck("cache", str(store.raw.path_for(raw_hash)), cache_ok)]
-    kind, ref = store.conn.execute(
-        "SELECT source_kind, source_ref FROM docs WHERE id = ?", (doc_id,)
+    kind, ref, meta = store.conn.execute(
+        "SELECT source_kind, source_ref, meta FROM docs WHERE id = ?", (doc_id,)
     ).fetchone()
     original = original_path(kind, ref)
     if original is not None:
-        ok = check_original(original, section.byte_start, section.byte_end, section.content_hash)
+        encoding = source_encoding(meta)
+        start, end, expected = section.byte_start, section.byte_end, section.content_hash
+        ok = check_original(original, start, end, expected, encoding=encoding)
         checks.append(VerifyCheck("original", str(original), ok))
     verified = all(check.ok is not False for check in checks)
     return SectionRead(section, content, doc_bytes, verified, tuple(checks))
@@ -319,22 +321,46 @@ def locate(store: Store, repo: str, section_id: str) -> dict[str, Any]:
     """Where a section lives in the original source.
 
     Returns:
-        ``{"repo","doc_path","section_id","source_path","byte_start","byte_end","locator"}``;
-        ``source_path`` is the document's ``source_ref`` (absolute path or URL of the original)
-        or, when the renderer gave none, the repo source joined with the doc_path.
+        ``{"repo","doc_path","section_id","source_path","source_kind","byte_start","byte_end",
+        "byte_range_of","source_encoding","locator"}``; ``source_path`` is the document's
+        ``source_ref`` (absolute path or URL of the original) or, when the renderer gave none,
+        the repo source joined with the doc_path. ``byte_start``/``byte_end`` are always
+        offsets into the stored bytes (the raw cache, what ``get_section`` reads);
+        ``byte_range_of`` says what those are:
+
+        - ``"original"``: the source is stored unchanged (:data:`ORIGINAL_KINDS`: Markdown,
+          text, reStructuredText, MDX), so the range holds on the user's file too;
+        - ``"stored_markdown"``: the Markdown rendition docmunch made (web page, DOCX, PDF,
+          HTML file, notebook), whose offsets are no position in the original — ``locator``
+          (URL fragment, Word paragraphs, PDF pages and boxes, notebook cells) is that;
+        - ``"stored_utf8"``: the UTF-8 form of a text file in UTF-16/32, whose codec is
+          ``source_encoding`` (``None`` for every other document).
+
+    Raises:
+        RepoNotFound, SectionNotFound.
     """
     section, _, _, doc_id, _ = _lookup(store, repo, section_id)
-    ref, source = store.conn.execute(
-        "SELECT d.source_ref, r.source FROM docs d JOIN repos r ON r.id = d.repo_id WHERE d.id = ?", (doc_id,)
+    ref, kind, meta, source = store.conn.execute(
+        "SELECT d.source_ref, d.source_kind, d.meta, r.source FROM docs d JOIN repos r ON r.id = d.repo_id "
+        "WHERE d.id = ?",
+        (doc_id,),
     ).fetchone()
     if not ref:
         ref = f"{source.rstrip('/')}/{section.doc_path}" if source else section.doc_path
+    encoding = source_encoding(meta)
+    if kind not in ORIGINAL_KINDS:
+        range_of = "stored_markdown"
+    else:
+        range_of = "original" if encoding is None else "stored_utf8"
     return {
         "repo": repo,
         "doc_path": section.doc_path,
         "section_id": section.id,
         "source_path": ref,
+        "source_kind": kind,
         "byte_start": section.byte_start,
         "byte_end": section.byte_end,
+        "byte_range_of": range_of,
+        "source_encoding": encoding[0] if encoding is not None else None,
         "locator": section.locator,
     }

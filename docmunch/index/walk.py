@@ -10,7 +10,8 @@ Rules, in the order they are applied:
 3. Safety rules — these files are *skipped* and counted in ``IndexReport.docs_skipped``:
    secret-looking names (:data:`SECRET_PATTERNS`), symlinks that resolve outside the root,
    files larger than ``max_file_bytes``, and (checked by the indexer once the bytes are
-   read) text files with a NUL byte in their first 8 KiB (:func:`looks_binary`).
+   read) text files with a NUL byte in their first 8 KiB (:func:`looks_binary`) — unless
+   they start with a UTF-16 or UTF-32 byte order mark, which makes them text.
 4. Only regular files are read (issue 12). A FIFO would block the reader forever and a
    character device such as ``/dev/zero`` never ends, so anything else with an indexable
    name — FIFO, socket, device, a symlink to one, a symlink loop — is skipped with its
@@ -35,6 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docmunch.errors import SourceError
+from docmunch.formats import TEXT_SUFFIXES
+from docmunch.formats.transcode import wide_bom
 from docmunch.index.gitignore import IgnoreRule, matches, parse_lines
 
 __all__ = [
@@ -85,8 +88,6 @@ SECRET_PATTERNS = (
 )
 """File-name globs (case-insensitive) of files that may hold credentials; never read."""
 
-TEXT_SUFFIXES = frozenset({".md", ".markdown", ".txt", ".rst", ".html", ".htm", ".mdx", ".ipynb"})
-"""Suffixes whose content must be text: a NUL byte marks such a file as binary and skips it."""
 
 _READ_FLAGS = os.O_RDONLY
 for _flag in ("O_NONBLOCK", "O_NOCTTY", "O_CLOEXEC"):  # not all exist on every platform
@@ -233,9 +234,14 @@ def _is_secret(name: str) -> bool:
 def looks_binary(data: bytes, suffix: str) -> bool:
     """True when a text-format file (``suffix`` in :data:`TEXT_SUFFIXES`) has a NUL in its first 8 KiB.
 
-    Binary formats (``.pdf``, ``.docx``) are never called binary here: their renderers decide.
+    A file that starts with a UTF-16 or UTF-32 byte order mark is text whatever it holds (its
+    NULs are the high bytes of its characters): it is decoded by its BOM when rendered
+    (:mod:`docmunch.formats.transcode`). Binary formats (``.pdf``, ``.docx``) are never called
+    binary here: their renderers decide.
     """
-    return suffix.lower() in TEXT_SUFFIXES and b"\x00" in data[:BINARY_SNIFF_BYTES]
+    if suffix.lower() not in TEXT_SUFFIXES or wide_bom(data) is not None:
+        return False
+    return b"\x00" in data[:BINARY_SNIFF_BYTES]
 
 
 def _read_gitignore(folder: Path, base: str) -> list[IgnoreRule]:

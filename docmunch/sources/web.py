@@ -20,6 +20,7 @@ from docmunch.convert import html_to_markdown
 from docmunch.errors import HTTPStatusError, SourceError
 from docmunch.extract import extract
 from docmunch.fetch import DEFAULT_MAX_BODY_BYTES, decode_html
+from docmunch.formats import renderer_bytes
 from docmunch.formats.html import article_meta
 from docmunch.index import DEFAULT_MAX_FILE_BYTES, Index, IndexReport
 from docmunch.index.walk import read_regular
@@ -147,6 +148,7 @@ def extract_source(
         if suffix not in _EXTRACTABLE:
             return _rendered_file(path, format, password=password)
         data = read_regular(path, DEFAULT_MAX_BODY_BYTES)  # as a fetched page; a FIFO is refused, not read
+        data = renderer_bytes(path, data)[0]  # a UTF-16/32 file with a BOM: its UTF-8 form, as indexed
         url = path.resolve().as_uri()
         kind = "html" if suffix in (".html", ".htm", ".xhtml") else "markdown"
         text = decode_html(data)[0] if kind == "html" else data.decode("utf-8", errors="replace")
