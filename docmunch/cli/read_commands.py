@@ -145,7 +145,10 @@ def _cmd_section(args: argparse.Namespace) -> int:
     console.print(f"[dim]{_esc(s.id)}  bytes {s.byte_start}-{s.byte_end}  sha256 {s.content_hash}[/]")
     if read.verified is not None:
         console.print(f"verified: {'true' if read.verified else '[red]false[/]'} ({_checks_text(read)})")
-    sys.stdout.write(read.content if read.content.endswith("\n") else read.content + "\n")
+    content = read.content
+    if sys.stdout.isatty():  # a terminal obeys ESC codes, a pipe or file gets the exact text
+        content = _printable(content, keep="\n\t")
+    sys.stdout.write(content if content.endswith("\n") else content + "\n")
     return 0 if read.verified is not False else 1
 
 

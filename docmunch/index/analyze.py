@@ -162,11 +162,18 @@ def terms(text: str, *, query: bool = False) -> list[str]:
 def title_key(text: str) -> str:
     """The distinct query-mode terms of ``text``, sorted and joined by spaces: equal for two
     texts that name the same thing in other words of no weight (``what is a StatefulSet`` and
-    ``StatefulSets``; ``什么是 Pod？`` and ``Pod``). ``""`` for a text without terms.
+    ``StatefulSets``; ``什么是 Pod？`` and ``Pod``). A camelCase word counts as its parts only,
+    so ``PersistentVolume`` and ``Persistent Volumes`` meet. ``""`` for a text without terms.
 
     Sections store the key of their title (``sections.title_key``); a query's key equal to it
     marks a section titled like the query (:data:`docmunch.index.search.TITLE_TERMS_BOOST`)."""
-    return " ".join(sorted(set(terms(text, query=True))))
+    found = set(terms(text, query=True))
+    for word in _WORD.findall(text):
+        for part in _PART.findall(word):
+            camel = part.isalpha() and not part.islower() and not part.isupper()
+            if camel and len(_CAMEL.findall(part)) > 1:
+                found.discard(stem(part))
+    return " ".join(sorted(found))
 
 
 def content_words(text: str) -> list[str]:

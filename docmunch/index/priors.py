@@ -125,7 +125,8 @@ def is_link_list(text: str) -> bool:
 
     An item runs from its marker line over the lines that continue it: indented lines, and
     unindented lines before the next blank line (CommonMark's lazy continuation). Any other
-    line is text outside the list.
+    line is text outside the list, except a line ending with a colon, which introduces a list
+    ("Learn more about Services and how they fit into Kubernetes:").
     """
     if "{{" in text:
         text = _SHORTCODE.sub(" ", text)
@@ -143,7 +144,8 @@ def is_link_list(text: str) -> bool:
             items[-1] += " " + line
         else:
             in_item = False
-            outside.append(line)
+            if not line.rstrip().endswith((":", "：")):  # a lead-in ("Read the following:")
+                outside.append(line)
         after_blank = False
     if len(items) < LINK_LIST_MIN_ITEMS:
         return False

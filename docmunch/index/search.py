@@ -9,7 +9,8 @@ Two rankings, chosen with ``ranking``:
   pass feed pseudo-relevance feedback and the query is ranked again. On the final
   candidates this module adds :data:`EXACT_TITLE_BOOST` when the whole query equals the
   section title (:data:`TITLE_TERMS_BOOST` when only their terms are the same: ``what is a
-  StatefulSet`` for ``StatefulSets``), multiplies by :data:`LANGUAGE_MISMATCH` a section not
+  StatefulSet`` for ``StatefulSets``; more, :data:`DEFINING_PAGE_BOOST`, for a page so
+  titled), multiplies by :data:`LANGUAGE_MISMATCH` a section not
   written in the query's script (CJK or not), adds a proximity bonus
   (:mod:`docmunch.index.proximity`) when query words stand together in a section, and :data:`IDENTIFIER_BOOST
   <docmunch.index.identifiers.IDENTIFIER_BOOST>` when the section contains a code identifier
@@ -40,6 +41,7 @@ from docmunch.index.store import Store
 
 __all__ = [
     "CANDIDATES",
+    "DEFINING_PAGE_BOOST",
     "DOCUMENT_SUGGESTIONS",
     "EXACT_TITLE_BOOST",
     "LANGUAGE_MISMATCH",
@@ -68,6 +70,17 @@ Keywords MRR@10 0.877 → 0.898, dev and validation questions unchanged, at 0.3,
 alike; half the exact boost, so that a section titled exactly like the query stays above one
 titled only by its words (``what is a pod`` → ``What is a Pod?`` before ``Pods``;
 docs/search.md, round 12)."""
+DEFINING_PAGE_BOOST = 0.5
+"""Added on top of :data:`TITLE_TERMS_BOOST` when the section so titled carries its page's own
+title (level 0 or 1, title equal to the document title): a page named like the question is
+about it as a whole, a subsection so named is about it inside another subject (``what is a
+DaemonSet``: the DaemonSet page, glossary entry and API reference, not the "DaemonSet"
+alternatives subsection of the ReplicaSet page). Dev, validation and keywords unchanged
+(0.25 left the Service page below a "Services" subsection). Not for an exact title, nor when
+some section is titled exactly like the query: a query typed as a title wants that section
+wherever it is (``what is a pod`` → ``What is a Pod?``; the boost on exact titles too cost
+the keyword ``PriorityClass`` two ranks, keywords MRR@10 0.898 → 0.880; docs/search.md,
+round 12)."""
 LANGUAGE_MISMATCH = 0.5
 """Score multiplier of a section whose title and summary are not in the query's script — a
 query holding any CJK character against a section with none, or the other way round —
@@ -82,10 +95,12 @@ DOCUMENT_SUGGESTIONS = 3
 
 _ROW_SQL = (
     "SELECT s.id, s.sid, r.name, d.doc_path, s.title, s.level, s.summary, s.byte_start, s.byte_end, "
-    "d.raw_hash, s.title_fold, s.doc_id, d.repo_id, s.title_key FROM sections s "
+    "d.raw_hash, s.title_fold, s.doc_id, d.repo_id, s.title_key, d.title FROM sections s "
     "JOIN docs d ON d.id = s.doc_id JOIN repos r ON r.id = d.repo_id WHERE s.id IN ({ids})"
 )
 Row = tuple[Any, ...]
+
+
 
 
 def require_document(store: Store, repo: str | None, doc_path: str) -> None:
@@ -241,6 +256,10 @@ class _Context:
         """Section id → row, ``None`` when the filters drop it."""
         self.texts: dict[int, str] = {}
         self._title_ids: list[int] | None = None
+        self._exact_ids: list[int] = []
+        self.exact_titled = False
+        """A scored section of the searched repos is titled exactly like the query (then no
+        :data:`DEFINING_PAGE_BOOST`)."""
 
     def _fetch(self, ids: list[int]) -> None:
         missing = [i for i in ids if i not in self.rows]
@@ -264,11 +283,14 @@ class _Context:
         their terms)."""
         if self._title_ids is None:
             marks = ",".join("?" * len(keys))
-            sql = f"SELECT id FROM sections WHERE title_fold IN ({marks}) OR title_key = ?"
-            rows = self.store.conn.execute(sql, (*keys, self.query_key))
+            exact = f"title_fold IN ({marks})"
+            sql = f"SELECT id, {exact} FROM sections WHERE {exact} OR title_key = ?"
+            rows = self.store.conn.execute(sql, (*keys, *keys, self.query_key)).fetchall()
             self._title_ids = [row[0] for row in rows]
+            self._exact_ids = [row[0] for row in rows if row[1]]
         if not self._title_ids:
             return []
+        self.exact_titled = bool(self._exact_ids) and bool(np.isin(self._exact_ids, ids).any())
         at = np.flatnonzero(np.isin(ids, self._title_ids))
         if at.size > TITLED_CANDIDATES:  # a common title ("Examples"): its best sections
             at = at[np.argsort(-scores[at], kind="stable")[:TITLED_CANDIDATES]]
@@ -303,6 +325,8 @@ class _Context:
                     value += EXACT_TITLE_BOOST
                 elif row[13] == self.query_key:
                     value += TITLE_TERMS_BOOST
+                    if row[5] <= 1 and row[4] == row[14] and not self.exact_titled:  # the page's title
+                        value += DEFINING_PAGE_BOOST
                 if self.query_cjk != (is_cjk(row[4]) or is_cjk(row[6])):
                     value *= LANGUAGE_MISMATCH
                 scored.append((value, row))

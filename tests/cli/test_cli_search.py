@@ -187,3 +187,43 @@ def test_one_word_naming_a_repo_is_a_query_with_a_note(
     err = capsys.readouterr().err
     assert "searching every repo for 'tools'" in err and "docmunch: no results: " in err
     assert main(["search", "gadget"]) == 0
+
+
+def test_a_section_printed_to_a_terminal_shows_its_control_codes_and_to_a_pipe_keeps_them(
+    tmp_path: Path,
+) -> None:
+    """Run under a real pseudo-terminal: ESC codes in a document are escaped for the screen;
+    the same command into a pipe prints the section's exact text."""
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    env = {**os.environ, "DOCMUNCH_HOME": str(tmp_path / "home")}
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "odd.md").write_text("# Odd\n\nclear \x1b[2J\x1b[H then \x1b]0;pwned\x07 title\n")
+    cli = [sys.executable, "-m", "docmunch"]
+    index = [*cli, "index", str(tmp_path / "docs"), "--repo", "odd"]
+    subprocess.run(index, env=env, check=True, capture_output=True)
+    argv = [*cli, "section", "odd::odd.md::odd#1"]
+    piped = subprocess.run(argv, env=env, capture_output=True, check=True).stdout
+    assert b"\x1b[2J" in piped and b"\x07" in piped
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run(argv, env=env, stdout=follower, stderr=subprocess.DEVNULL, timeout=60)
+        os.close(follower)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # the terminal closed: everything was read
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(leader)
+    screen = b"".join(chunks)
+    assert done.returncode == 0
+    assert b"clear \\x1b[2J\\x1b[H then \\x1b]0;pwned\\x07 title" in screen
+    assert b"\x07" not in screen and b"\x1b[2J" not in screen

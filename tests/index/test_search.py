@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from docmunch.index import Index
-from docmunch.index.analyze import CHAR_PREFIX, terms
+from docmunch.index.analyze import CHAR_PREFIX, terms, title_key
 from docmunch.index.identifiers import identifier_weights, identifiers
 from docmunch.index.rank import Ranker
 from docmunch.index.text import fts_text, match_expression, query_terms
@@ -315,3 +315,24 @@ def test_repeated_words_raise_no_score(tmp_path: Path, query: str, repeated: str
         once = [(h.id, h.score) for h in index.search(query, repo="r")]
         assert once and once[0][1] > 0
         assert [(h.id, h.score) for h in index.search(repeated, repo="r")] == once
+
+
+@pytest.mark.parametrize(
+    ("query", "title"),
+    [
+        ("what is a StatefulSet", "StatefulSets"),
+        ("what is a PersistentVolume?", "Persistent Volumes"),
+        ("PersistentVolumeClaim", "Persistent Volume Claims"),
+        ("what is kube-proxy", "kube-proxy"),
+        ("什么是 Pod？", "Pod"),
+        ("what is the restart policy?", "Restart policy"),
+    ],
+)
+def test_a_title_key_ignores_question_words_plurals_and_camel_case(query: str, title: str) -> None:
+    assert title_key(query) == title_key(title) != ""
+
+
+def test_a_title_key_keeps_what_tells_titles_apart() -> None:
+    assert title_key("Pod lifecycle") != title_key("Pod")
+    assert title_key("kube-proxy") != title_key("kube proxy")  # the identifier is a term of its own
+    assert title_key("how do I?") == "" and title_key("是什么") == ""
