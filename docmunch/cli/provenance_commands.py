@@ -60,7 +60,7 @@ _KIND_NAMES = {
 
 
 def _cmd_locate(args: argparse.Namespace) -> int:
-    with Index.open() as index:
+    with Index.open() as index:  # no REPO: the repo the id names (Index.section_repo)
         where = index.locate(args.repo, args.section_id)
     if args.json:
         _emit_json(where)
@@ -125,6 +125,6 @@ def add_commands(cmd: Register) -> None:
     sp.add_argument("--json", action="store_true")
 
     sp = cmd("locate", _cmd_locate, "where a section lives in its original source")
-    sp.add_argument("repo", metavar="REPO")
+    sp.add_argument("repo", metavar="REPO", nargs="?", help="default: the repo the id names (before its ::)")
     sp.add_argument("section_id", metavar="SECTION_ID")
     sp.add_argument("--json", action="store_true")
