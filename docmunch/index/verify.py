@@ -119,6 +119,8 @@ def verify_repo(store: Store, repo: str) -> VerifyReport:
     transcoded from UTF-16/32 has its file transcoded again (:func:`as_indexed`) and its ranges
     hashed in that UTF-8 form; a file that no longer decodes so is one document-level mismatch.
     Originals are read only when they are regular files (:func:`~docmunch.index.walk.read_regular`).
+    The report counts the originals re-read, those not found, and the documents checked in the
+    cache only (converted sources, and documents without a local file).
 
     Raises:
         RepoNotFound.
@@ -131,7 +133,7 @@ def verify_repo(store: Store, repo: str) -> VerifyReport:
         (repo_id,),
     ).fetchall()
     mismatches: list[Mismatch] = []
-    checked = originals = 0
+    checked = originals = missing = cache_only = 0
     for doc_id, doc_path, raw_hash, kind, ref, source_hash, stored_size, meta in docs:
         ranges = conn.execute(
             "SELECT sid, byte_start, byte_end, content_hash FROM sections WHERE doc_id = ? ORDER BY ord",
@@ -147,7 +149,9 @@ def verify_repo(store: Store, repo: str) -> VerifyReport:
         path = original_path(kind, ref)
         encoding = source_encoding(meta)
         size = encoding[1] if encoding is not None else stored_size
-        if path is not None:
+        if path is None:
+            cache_only += 1
+        else:
             try:
                 now = os.stat(path).st_size
                 if now > size:  # appended to: not read any further
@@ -161,6 +165,7 @@ def verify_repo(store: Store, repo: str) -> VerifyReport:
                     originals += 1
             except (OSError, SourceError):
                 whole = None
+                missing += 1
         if whole is not None:
             original = as_indexed(whole, encoding[0] if encoding is not None else None)
             if original is None and encoding is not None:
@@ -190,7 +195,7 @@ def verify_repo(store: Store, repo: str) -> VerifyReport:
                 mismatches.append(
                     Mismatch(_doc_id(repo, doc_path), doc_path, source_hash, digest, "original", reason)
                 )
-    return VerifyReport(repo, checked, tuple(mismatches), originals)
+    return VerifyReport(repo, checked, tuple(mismatches), originals, missing, cache_only)
 
 
 def _short(where: str, data: bytes | None, end: int) -> str:
