@@ -4,6 +4,7 @@ in the singular. A change inside a section is reported once, by that section."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 from docmunch.cli import main
 
 GUIDE = "# Guide\n\nIntro text.\n\n## Install\n\nRun the installer.\n\n## Use\n\nUse it.\n"
+PAGE = "---\na: 1\n---\n# Page\n\nBody text.\n"
 
 
 @pytest.fixture
@@ -69,3 +71,30 @@ def test_one_of_each_is_singular(docs: Path, capsys: pytest.CaptureFixture[str])
     assert status == 0
     missing = "d: 1 section checked in the cache, 1 original file not found (not a mismatch), ok"
     assert out.splitlines()[-1] == missing
+
+
+def test_an_edit_inside_a_section_is_reported_once(docs: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _index(docs, "d")
+    (docs / "guide.md").write_text(GUIDE.replace("installer", "INSTALLER"), encoding="utf-8")
+    status, out = _verify(capsys, "d", "--json")
+    assert status == 1
+    mismatches = json.loads(out)["mismatches"]
+    assert [(m["id"], m["where"]) for m in mismatches] == [("d::guide.md::guide/install#2", "original")]
+    status, out = _verify(capsys, "d")
+    assert status == 1 and "outside its sections" not in out and out.splitlines()[-1].endswith(", 1 mismatch")
+
+
+def test_an_edit_inside_and_one_outside_the_sections_are_both_reported(
+    docs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (docs / "page.md").write_text(PAGE, encoding="utf-8")
+    _index(docs, "d")
+    (docs / "page.md").write_text(PAGE.replace("a: 1", "a: 2").replace("Body", "BODY"), encoding="utf-8")
+    status, out = _verify(capsys, "d", "--json")
+    assert status == 1
+    mismatches = json.loads(out)["mismatches"]
+    assert [(m["id"], m["where"]) for m in mismatches] == [
+        ("d::page.md::page#1", "original"),
+        ("d::page.md", "original"),
+    ]
+    assert mismatches[1]["reason"].startswith("changed outside its sections")
