@@ -1,6 +1,7 @@
 """``docmunch verify`` and ``docmunch locate``: a section against, and in, its original source.
 
-``verify`` re-hashes every section of a repo (cache, and the original files still on disk);
+``verify`` re-hashes every section of a repo (cache, and the original files of sources stored
+as the user's bytes, when still on disk) and says what it checked where;
 ``locate`` prints where one section came from: the source, its place there (locator: URL,
 Word paragraph ids, PDF page boxes, notebook cells) and what its byte range is a range of —
 the user's file for sources stored unchanged, else the stored Markdown rendition.
@@ -15,7 +16,7 @@ import sys
 from typing import Any
 
 from docmunch.cli.parser import Register
-from docmunch.index import Index
+from docmunch.index import Index, VerifyReport
 from docmunch.terminal import console as _console
 from docmunch.terminal import emit_json as _emit_json
 from docmunch.terminal import esc as _esc
@@ -37,12 +38,33 @@ def _cmd_verify(args: argparse.Namespace) -> int:
                 f"[red]MISMATCH[/] ({m.where}) {_esc(m.id)}: {_esc(m.reason)} "
                 f"[dim](expected sha256 {m.expected[:12]}…{got})[/]"
             )
-        state = "ok" if report.ok else f"{len(report.mismatches)} mismatches"
-        console.print(
-            f"{report.repo}: {report.sections_checked} sections checked in the cache and "
-            f"{report.originals_checked} original files still on disk, {state}"
-        )
+        console.print(_verify_summary(report))
     return 0 if report.ok else 1
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def _verify_summary(report: VerifyReport) -> str:
+    """The last line of ``verify``: what was checked where, then ``ok`` or the mismatch count.
+
+    ``o: 12 sections checked in the cache, 1 original file re-read from disk, 2 documents
+    (converted sources such as PDF or DOCX) checked in the cache only, ok``.
+    """
+    parts = [_count(report.sections_checked, "section", "sections") + " checked in the cache"]
+    originals = ("original file", "original files")
+    if report.originals_checked:
+        parts.append(_count(report.originals_checked, *originals) + " re-read from disk")
+    if report.originals_missing:
+        parts.append(_count(report.originals_missing, *originals) + " not found (not a mismatch)")
+    if report.cache_only:
+        parts.append(
+            _count(report.cache_only, "document", "documents")
+            + " (converted sources such as PDF or DOCX, or without a local file) checked in the cache only"
+        )
+    parts.append("ok" if report.ok else _count(len(report.mismatches), "mismatch", "mismatches"))
+    return f"{_esc(report.repo)}: " + ", ".join(parts)
 
 
 _KIND_NAMES = {
@@ -60,7 +82,7 @@ _KIND_NAMES = {
 
 
 def _cmd_locate(args: argparse.Namespace) -> int:
-    with Index.open() as index:
+    with Index.open() as index:  # no REPO: the repo the id names (Index.section_repo)
         where = index.locate(args.repo, args.section_id)
     if args.json:
         _emit_json(where)
@@ -125,6 +147,6 @@ def add_commands(cmd: Register) -> None:
     sp.add_argument("--json", action="store_true")
 
     sp = cmd("locate", _cmd_locate, "where a section lives in its original source")
-    sp.add_argument("repo", metavar="REPO")
+    sp.add_argument("repo", metavar="REPO", nargs="?", help="default: the repo the id names (before its ::)")
     sp.add_argument("section_id", metavar="SECTION_ID")
     sp.add_argument("--json", action="store_true")

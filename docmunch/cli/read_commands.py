@@ -13,7 +13,7 @@ import time
 from typing import Any
 
 from docmunch.cli.parser import REPO_HELP, Register, non_negative, positive
-from docmunch.errors import RepoNotFound, SectionNotFound, UnknownVersion
+from docmunch.errors import RepoNotFound, UnknownVersion
 from docmunch.index import Index, SectionRead, section_toc_json
 from docmunch.terminal import console as _console
 from docmunch.terminal import emit_json as _emit_json
@@ -132,11 +132,8 @@ def _print_tree(console: Any, nodes: list[dict[str, Any]], depth: int) -> None:
 
 
 def _cmd_section(args: argparse.Namespace) -> int:
-    repo = args.repo if args.repo is not None else args.id.partition("::")[0]
-    if args.repo is None and (not repo or "::" not in args.id):
-        raise SectionNotFound("", args.id)
-    with Index.open() as index:
-        read = index.get_section(repo, args.id, verify=args.verify)
+    with Index.open() as index:  # no REPO: the repo the id names (Index.section_repo)
+        read = index.get_section(args.repo, args.id, verify=args.verify)
     if args.json:
         _emit_json(read.to_json())
         return 0 if read.verified is not False else 1

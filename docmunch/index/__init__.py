@@ -6,7 +6,7 @@ Public surface::
     index.index_path(path, repo=..., ...) -> IndexReport
     index.search(query, repo=..., ...) -> list[SearchHit]
     index.explain_empty(query, repo=..., ...) -> EmptyReason   # why a search found nothing
-    index.get_section(repo, section_id, verify=False) -> SectionRead
+    index.get_section(repo | None, section_id, verify=False) -> SectionRead  # None: the id's repo
     … (see :class:`Index`)
 
 Layout of a home folder: ``index.sqlite3`` (WAL; metadata + FTS5) and ``raw/`` (document

@@ -14,7 +14,7 @@ from types import TracebackType
 from typing import Any
 
 from docmunch.formats.base import Rendition
-from docmunch.index import indexer, pack, pack_import, read, verify
+from docmunch.index import indexer, pack, pack_import, read, verify, versions
 from docmunch.index import search as _search
 from docmunch.index.connections import default_home
 from docmunch.index.empty import EmptyReason, explain_empty
@@ -262,19 +262,35 @@ class Index:
             max_level=max_level,
         )
 
-    def get_section(self, repo: str, section_id: str, *, verify: bool = False) -> SectionRead:
-        """One section's bytes (seek + read of the raw cache); see :func:`.read.get_section`."""
-        name = self.resolve_repo(repo, section_id=section_id)
+    def section_repo(self, repo: str | None, section_id: str) -> str:
+        """The full name of the repo a section read of ``section_id`` goes to: ``repo`` resolved
+        with the id (:func:`.versions.resolve` rule 5), or, when ``repo`` is ``None``, the repo
+        the id names (:func:`.versions.repo_named_by`) resolved the same way.
+
+        Raises SectionNotFound (``repo`` is ``None`` and the id names no repo), RepoNotFound,
+        UnknownVersion, InvalidRepoName.
+        """
+        named = versions.repo_named_by(section_id) if repo is None else repo
+        return self.resolve_repo(named, section_id=section_id)
+
+    def get_section(self, repo: str | None, section_id: str, *, verify: bool = False) -> SectionRead:
+        """One section's bytes (seek + read of the raw cache); see :func:`.read.get_section`.
+        ``repo=None``: the repo the id names (:meth:`section_repo`)."""
+        name = self.section_repo(repo, section_id)
         return read.get_section(self._store, name, section_id, verify=verify)
 
-    def get_section_context(self, repo: str, section_id: str, *, max_tokens: int = 2000) -> dict[str, Any]:
-        """Section + breadcrumb + following sections; see :func:`docmunch.index.read.get_section_context`."""
-        name = self.resolve_repo(repo, section_id=section_id)
+    def get_section_context(
+        self, repo: str | None, section_id: str, *, max_tokens: int = 2000
+    ) -> dict[str, Any]:
+        """Section + breadcrumb + following sections; see :func:`docmunch.index.read.get_section_context`.
+        ``repo=None``: the repo the id names (:meth:`section_repo`)."""
+        name = self.section_repo(repo, section_id)
         return read.get_section_context(self._store, name, section_id, max_tokens=max_tokens)
 
-    def locate(self, repo: str, section_id: str) -> dict[str, Any]:
-        """Where a section lives in its original; see :func:`docmunch.index.read.locate`."""
-        return read.locate(self._store, self.resolve_repo(repo, section_id=section_id), section_id)
+    def locate(self, repo: str | None, section_id: str) -> dict[str, Any]:
+        """Where a section lives in its original; see :func:`docmunch.index.read.locate`.
+        ``repo=None``: the repo the id names (:meth:`section_repo`)."""
+        return read.locate(self._store, self.section_repo(repo, section_id), section_id)
 
     def verify_repo(self, repo: str) -> VerifyReport:
         """Re-hash every section (cache and original); see :func:`docmunch.index.verify.verify_repo`."""

@@ -386,6 +386,13 @@ class VerifyReport:
     mismatches: tuple[Mismatch, ...]
     originals_checked: int = 0
     """Documents whose original file (Markdown/text sources) was also re-hashed."""
+    originals_missing: int = 0
+    """Documents stored as the user's bytes whose original file could not be read (moved,
+    deleted, no longer a regular file): checked in the cache only, not a mismatch."""
+    cache_only: int = 0
+    """Documents with no original to re-hash: converted sources (PDF, DOCX, HTML files, web
+    pages, notebooks: the cache holds a Markdown rendition, not the file's bytes) and documents
+    without a local file (e.g. imported from a pack)."""
 
     @property
     def ok(self) -> bool:

@@ -119,6 +119,10 @@ def verify_repo(store: Store, repo: str) -> VerifyReport:
     transcoded from UTF-16/32 has its file transcoded again (:func:`as_indexed`) and its ranges
     hashed in that UTF-8 form; a file that no longer decodes so is one document-level mismatch.
     Originals are read only when they are regular files (:func:`~docmunch.index.walk.read_regular`).
+    A change inside a section is reported once, by that section: the document-level mismatch
+    joins it only when the bytes between sections changed too (compared with the cache copy).
+    The report counts the originals re-read, those not found, and the documents checked in the
+    cache only (converted sources, and documents without a local file).
 
     Raises:
         RepoNotFound.
@@ -131,7 +135,7 @@ def verify_repo(store: Store, repo: str) -> VerifyReport:
         (repo_id,),
     ).fetchall()
     mismatches: list[Mismatch] = []
-    checked = originals = 0
+    checked = originals = missing = cache_only = 0
     for doc_id, doc_path, raw_hash, kind, ref, source_hash, stored_size, meta in docs:
         ranges = conn.execute(
             "SELECT sid, byte_start, byte_end, content_hash FROM sections WHERE doc_id = ? ORDER BY ord",
@@ -147,7 +151,9 @@ def verify_repo(store: Store, repo: str) -> VerifyReport:
         path = original_path(kind, ref)
         encoding = source_encoding(meta)
         size = encoding[1] if encoding is not None else stored_size
-        if path is not None:
+        if path is None:
+            cache_only += 1
+        else:
             try:
                 now = os.stat(path).st_size
                 if now > size:  # appended to: not read any further
@@ -161,6 +167,7 @@ def verify_repo(store: Store, repo: str) -> VerifyReport:
                     originals += 1
             except (OSError, SourceError):
                 whole = None
+                missing += 1
         if whole is not None:
             original = as_indexed(whole, encoding[0] if encoding is not None else None)
             if original is None and encoding is not None:
@@ -169,6 +176,7 @@ def verify_repo(store: Store, repo: str) -> VerifyReport:
                 mismatches.append(
                     Mismatch(_doc_id(repo, doc_path), doc_path, source_hash, actual, "original", reason)
                 )
+        before = len(mismatches)
         for where, data in (("cache", cached), ("original", original)):
             if data is None and where == "original":
                 continue
@@ -184,13 +192,33 @@ def verify_repo(store: Store, repo: str) -> VerifyReport:
         if whole is not None and original is not None:
             # Text outside every section (appended after the last one, or in the lead-in)
             # changes the file without changing any section's bytes.
+            # A change inside a section already has its mismatch above: the document-level one
+            # is added only when no section explains the change, or the bytes between the
+            # sections differ from the cache's (which holds the bytes the file had then).
             digest = hashlib.sha256(whole).hexdigest()
-            if digest != source_hash:
+            explained = any(m.where == "original" for m in mismatches[before:])
+            if digest != source_hash and (not explained or _outside_differs(original, cached, ranges)):
                 reason = f"changed outside its sections: the file hashes to sha256 {digest[:12]}…"
                 mismatches.append(
                     Mismatch(_doc_id(repo, doc_path), doc_path, source_hash, digest, "original", reason)
                 )
-    return VerifyReport(repo, checked, tuple(mismatches), originals)
+    return VerifyReport(repo, checked, tuple(mismatches), originals, missing, cache_only)
+
+
+def _outside_differs(original: bytes, cached: bytes | None, ranges: list[tuple[str, int, int, str]]) -> bool:
+    """True when ``original`` differs from ``cached`` outside every section's ``[start, end)``.
+
+    ``False`` when that cannot be told (no cache copy, or the file's length changed and its
+    sections moved): the section mismatches already report the document as changed.
+    """
+    if cached is None or len(cached) != len(original):
+        return False
+    pos = 0
+    for _, start, end, _ in sorted(ranges, key=lambda r: r[1]):
+        if original[pos:start] != cached[pos:start]:
+            return True
+        pos = max(pos, end)
+    return original[pos:] != cached[pos:]
 
 
 def _short(where: str, data: bytes | None, end: int) -> str:

@@ -34,7 +34,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-from docmunch.errors import InvalidRepoName, RepoExists, RepoNotFound, UnknownVersion
+from docmunch.errors import InvalidRepoName, RepoExists, RepoNotFound, SectionNotFound, UnknownVersion
 
 __all__ = [
     "ALL_VERSIONS",
@@ -48,6 +48,7 @@ __all__ = [
     "group",
     "pin_default",
     "rename",
+    "repo_named_by",
     "resolve",
     "scope",
     "split_name",
@@ -220,6 +221,19 @@ def not_found(conn: sqlite3.Connection, text: str) -> RepoNotFound:
         names[str(base)] = None
         names[str(name)] = None
     return RepoNotFound(text, known=names)
+
+
+def repo_named_by(section_id: str) -> str:
+    """The ``{repo}`` part of ``section_id`` (before its first ``::``): the repo argument a
+    section read without one means (``docmunch section ID``, ``get_section`` without ``repo``).
+
+    Raises:
+        SectionNotFound: the id names no repo (no ``::``, or nothing before it).
+    """
+    repo, sep, _ = section_id.partition("::")
+    if not repo or not sep:
+        raise SectionNotFound("", section_id)
+    return repo
 
 
 def resolve(conn: sqlite3.Connection, text: str, *, section_id: str | None = None) -> RepoRow:

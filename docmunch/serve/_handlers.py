@@ -61,9 +61,10 @@ def _section_handle(section: Any) -> dict[str, Any]:
     }
 
 
-def citation(repo: str, read: Any) -> dict[str, Any]:
+def citation(repo: str | None, read: Any) -> dict[str, Any]:
     """``{repo, doc_path, section_id, byte_start, byte_end, content_hash, locator}`` of a SectionRead;
-    ``repo`` is the full name the section was read from (``NAME@VERSION`` when versioned)."""
+    ``repo`` is the full name the section was read from (``NAME@VERSION`` when versioned; the
+    ``repo`` argument, possibly ``None``, only when the section carries none)."""
     section = read.section
     return {
         "repo": section.repo or repo,
@@ -251,7 +252,7 @@ def search_sections(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn
 
 
 def get_section(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -> ToolOutput:
-    repo = args["repo"]
+    repo = args.get("repo")  # None: the repo the id names (Index.section_repo, as the CLI)
     read = ctx.index.get_section(repo, args["section_id"], verify=bool(args.get("verify", False)))
     section_bytes = read.section.byte_end - read.section.byte_start
     return ToolOutput(
@@ -264,7 +265,7 @@ def get_section(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) ->
 
 
 def get_sections(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -> ToolOutput:
-    repo = args["repo"]  # each id may name another version of a bare NAME (resolved per id)
+    repo = args.get("repo")  # resolved per id: another version of a bare NAME, or (None) the id's repo
     verify = bool(args.get("verify", False))
     sections: list[dict[str, Any]] = []
     citations: list[dict[str, Any]] = []
@@ -293,7 +294,7 @@ def get_sections(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -
 
 
 def get_section_context(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -> ToolOutput:
-    repo = args["repo"]
+    repo = args.get("repo")  # None: the repo the id names
     result = ctx.index.get_section_context(
         repo, args["section_id"], max_tokens=int(args.get("max_tokens", 2000))
     )

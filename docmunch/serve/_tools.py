@@ -86,6 +86,12 @@ _SEARCH_REPO = {
     "description": "NAME (its default version), NAME@VERSION, or NAME@* for every version of NAME. "
     "Omit to search the default version of every repo.",
 }
+_SECTION_REPO = {
+    **_REPO,
+    "description": "Optional: the id already names its repo (the part before its first `::`), which is "
+    "used when this is omitted. If given: NAME, NAME@VERSION, or a bare NAME that also accepts "
+    "ids of any of NAME's versions; an id naming another repo is an unknown section.",
+}
 _DOC_PATH = {
     "type": "string",
     "minLength": 1,
@@ -277,8 +283,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Read one section",
         "Read one section's exact text (its heading through the byte before the next heading) by id. "
         "Returns {id, title, level, doc_path, byte_start, byte_end, content_hash, content, verified}; "
-        "_meta.citation says where it came from. verify=true re-hashes the bytes.",
-        _obj({"repo": _REPO, "section_id": _SECTION_ID, "verify": _VERIFY}, ["repo", "section_id"]),
+        "_meta.citation says where it came from. verify=true re-hashes the bytes. The id alone is "
+        "enough: repo defaults to the one the id names.",
+        _obj({"repo": _SECTION_REPO, "section_id": _SECTION_ID, "verify": _VERIFY}, ["section_id"]),
         read_only=True,
     ),
     ToolSpec(
@@ -286,14 +293,15 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Read several sections",
         "Read several sections by id in one call. Unknown ids do not fail the batch: each appears in "
         "`errors` with a message. Returns {sections: [...as get_section], errors: [{section_id, "
-        "error}]}; _meta.citations lists where each came from.",
+        "error}]} (repo echoes the argument, null when omitted); _meta.citations lists where each "
+        "came from. Without repo each id is read from the repo it names.",
         _obj(
             {
-                "repo": _REPO,
+                "repo": _SECTION_REPO,
                 "section_ids": {"type": "array", "items": _SECTION_ID, "minItems": 1, "maxItems": 100},
                 "verify": _VERIFY,
             },
-            ["repo", "section_ids"],
+            ["section_ids"],
         ),
         read_only=True,
     ),
@@ -302,14 +310,14 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Read a section with its context",
         "Read a section together with its breadcrumb (ancestor headings) and as many following or "
         "child sections as fit in max_tokens (1 token ≈ 4 bytes). Use when one section alone is too "
-        "little context.",
+        "little context. repo defaults to the one the id names.",
         _obj(
             {
-                "repo": _REPO,
+                "repo": _SECTION_REPO,
                 "section_id": _SECTION_ID,
                 "max_tokens": {"type": "integer", "minimum": 1, "maximum": 200000, "default": 2000},
             },
-            ["repo", "section_id"],
+            ["section_id"],
         ),
         read_only=True,
     ),

@@ -137,7 +137,7 @@ def test_human_output(docmunch_home: Path, docs: Path, capsys: pytest.CaptureFix
     code, out, _ = run(capsys, "list")
     assert code == 0 and "d  2 docs, 3 sections" in out
     code, out, _ = run(capsys, "verify", "d")
-    assert code == 0 and "3 sections checked in the cache and 2 original files still on disk, ok" in out
+    assert code == 0 and "d: 3 sections checked in the cache, 2 original files re-read from disk, ok" in out
     code, out, _ = run(capsys, "delete", "d")
     assert code == 0
     code, _, err = run(capsys, "toc", "d")

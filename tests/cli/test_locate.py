@@ -84,3 +84,14 @@ def test_a_converted_range_is_a_range_of_the_stored_markdown(
         f"not of the {name} (`docmunch section` prints them)"
     )
     assert len(out) == 3
+
+
+def test_without_repo_the_id_names_it_as_for_section(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sid = "loc::guide.md::guide/install#2"
+    assert _run(capsys, "locate", sid, "--json") == _run(capsys, "locate", "loc", sid, "--json")
+    assert _run(capsys, "locate", sid) == _run(capsys, "locate", "loc", sid)
+    capsys.readouterr()
+    assert main(["locate", "guide/install#2"]) == 1
+    assert "naming no repo (ids read REPO::DOC_PATH::…)" in capsys.readouterr().err
