@@ -176,6 +176,52 @@ def title_key(text: str) -> str:
     return " ".join(sorted(found))
 
 
+def singular(part: str) -> str:
+    """Casefolded ``part`` with an English plural ending removed (``Pods`` → ``pod``,
+    ``Policies`` → ``policy``, ``Classes`` → ``class``), nothing else: unlike :func:`stem`,
+    ``Scheduler`` and ``Scheduling`` stay apart. A rule of the "S-stemmer" kind (Harman,
+    "How effective is suffixing?", JASIS 42(1), 1991), not the full algorithm: words of at
+    most three letters and non-letters are only casefolded."""
+    w = part.casefold()
+    if not (w.isascii() and w.isalpha()) or len(w) <= 3:
+        return w
+    if w.endswith("ies") and len(w) > 4:
+        return w[:-3] + "y"
+    if w.endswith(("sses", "xes", "ches", "shes", "zzes")):
+        return w[:-2]
+    if w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        return w[:-1]
+    return w
+
+
+def title_words(text: str) -> str:
+    """The distinct words of ``text`` that carry terms, casefolded, plurals folded
+    (:func:`singular`), sorted and joined by spaces: :func:`title_key` with plural folding
+    instead of stemming. Two texts with the same :func:`title_key` but other
+    ``title_words`` name different things: ``the scheduler`` and ``Scheduling``. CJK runs
+    give their jieba words (precise mode), identifiers their whole form and their parts,
+    camelCase words their parts only (as :func:`title_key`)."""
+    found: set[str] = set()
+    for i, piece in enumerate(_CJK_SPLIT.split(text)):
+        if i % 2:
+            found.update(cjk_words(piece, query=True))
+            continue
+        for word in _WORD.findall(piece):
+            parts = _PART.findall(word)
+            if len(parts) > 1 and len(word) <= MAX_TERM_CHARS:
+                found.add(word.casefold())
+            for part in parts:
+                if len(part) > MAX_TERM_CHARS:
+                    continue
+                camel = part.isalpha() and not part.islower() and not part.isupper()
+                pieces = _CAMEL.findall(part) if camel else []
+                if len(pieces) > 1:
+                    found.update(singular(x) for x in pieces if x.casefold() not in ENGLISH)
+                elif part.casefold() not in ENGLISH:
+                    found.add(singular(part))
+    return " ".join(sorted(found))
+
+
 def content_words(text: str) -> list[str]:
     """The words of a query that yield terms, as written and in order, each once: non-CJK
     words that are not stop words, and CJK words (precise segmentation) that are not

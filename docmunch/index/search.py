@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from docmunch.errors import DocumentNotFound
-from docmunch.index.analyze import is_cjk, title_key
+from docmunch.index.analyze import is_cjk, title_key, title_words
 from docmunch.index.identifiers import IDENTIFIER_BOOST, IDENTIFIER_CHECKS, identifier_weights, identifiers
 from docmunch.index.legacy import legacy_search
 from docmunch.index.proximity import PROXIMITY_CHECKS, Proximity
@@ -69,7 +69,9 @@ punctuation aside): ``what is a StatefulSet`` → ``StatefulSets``, ``什么是 
 Keywords MRR@10 0.877 → 0.898, dev and validation questions unchanged, at 0.3, 0.5 and 1.0
 alike; half the exact boost, so that a section titled exactly like the query stays above one
 titled only by its words (``what is a pod`` → ``What is a Pod?`` before ``Pods``;
-docs/search.md, round 12)."""
+docs/search.md, round 12). The words must be the same up to plurals, not only their stems
+(:func:`~docmunch.index.analyze.title_words`; round 13): ``what is the scheduler`` gains
+nothing from the four "Scheduling" subsections that stemming made its equals."""
 DEFINING_PAGE_BOOST = 0.5
 """Added on top of :data:`TITLE_TERMS_BOOST` when the section so titled carries its page's own
 title (level 0 or 1, title equal to the document title): a page named like the question is
@@ -246,12 +248,16 @@ class _Context:
 
     def __init__(self, store: Store, ranker: Ranker, where: str, args: list[Any], query: str) -> None:
         self.store, self.ranker, self.where, self.args = store, ranker, where, args
+        self.query_words = title_words(query)
+        """The query's :func:`~docmunch.index.analyze.title_words` (:data:`TITLE_TERMS_BOOST`)."""
         self.query_key = title_key(query) or None
         """The query's :func:`~docmunch.index.analyze.title_key` (:data:`TITLE_TERMS_BOOST`);
         ``None`` when it has no terms (``中``, a function word searched as a character), which
         no title matches."""
         self.query_cjk = is_cjk(query)
         """The query holds a CJK character (:data:`LANGUAGE_MISMATCH`)."""
+        self._words: dict[int, bool] = {}
+        """Section id → :meth:`_same_words` (both passes ask)."""
         self._cjk: dict[int, bool] = {}
         """Section id → its title or summary holds a CJK character (both passes ask)."""
         self.rows: dict[int, Row | None] = {}
@@ -281,6 +287,15 @@ class _Context:
             text = self.store.raw.read_range(row[9], row[7], row[8]).decode("utf-8", errors="replace")
             self.texts[row[0]] = text
         return text
+
+    def _same_words(self, row: Row) -> bool:
+        """The row's title has the query's :func:`~docmunch.index.analyze.title_words` (its
+        title key is already known to be the query's): ``Scheduler``, not ``Scheduling``,
+        for ``what is the scheduler``."""
+        same = self._words.get(row[0])
+        if same is None:
+            same = self._words[row[0]] = title_words(row[4]) == self.query_words
+        return same
 
     def _titled(self, keys: tuple[str, ...], ids: Any, scores: Any) -> list[tuple[int, float]]:
         """``[(section id, own score)]`` of the candidates titled like the query (exactly or by
@@ -331,7 +346,7 @@ class _Context:
                 value = own + DOCUMENT_WEIGHT * share
                 if row[10] in keys:
                     value += EXACT_TITLE_BOOST
-                elif row[13] == self.query_key:
+                elif row[13] == self.query_key and self._same_words(row):
                     value += TITLE_TERMS_BOOST
                     if row[5] <= 1 and row[4] == row[14] and not self.exact_titled:  # the page's title
                         value += DEFINING_PAGE_BOOST

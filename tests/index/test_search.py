@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from docmunch.index import Index
-from docmunch.index.analyze import CHAR_PREFIX, terms, title_key
+from docmunch.index.analyze import CHAR_PREFIX, singular, terms, title_key, title_words
 from docmunch.index.identifiers import identifier_weights, identifiers
 from docmunch.index.rank import Ranker
 from docmunch.index.text import fts_text, match_expression, query_terms
@@ -330,6 +330,16 @@ def test_repeated_words_raise_no_score(tmp_path: Path, query: str, repeated: str
 )
 def test_a_title_key_ignores_question_words_plurals_and_camel_case(query: str, title: str) -> None:
     assert title_key(query) == title_key(title) != ""
+    assert title_words(query) == title_words(title) != ""  # the same words, not only stems
+
+
+def test_title_words_keep_words_that_share_a_stem_apart() -> None:
+    assert title_key("the scheduler") == title_key("Scheduling")
+    assert title_words("the scheduler") != title_words("Scheduling")
+    assert title_words("Network Policies") == title_words("network policy") == "network policy"
+    assert [singular(w) for w in ("Pods", "classes", "Boxes", "status", "axis", "gas", "Nodes")] == [
+        "pod", "class", "box", "status", "axis", "gas", "node",
+    ]
 
 
 def test_a_title_key_keeps_what_tells_titles_apart() -> None:
