@@ -55,10 +55,10 @@ from docmunch.section import Section
 
 __all__ = ["READABLE_SCHEMAS", "import_pack", "read_manifest"]
 
-READABLE_SCHEMAS = frozenset({2, 3, SCHEMA_VERSION})
-"""Index schemas whose packed tables (docs, sections, blocks) this code reads: schemas 3 and 4
-only changed the term index and the FTS table, which packs do not carry (the term index is
-derived again on import)."""
+READABLE_SCHEMAS = frozenset({2, 3, 4, 5, SCHEMA_VERSION})
+"""Index schemas whose packed tables (docs, sections, blocks) this code reads: schemas 3 to 6
+only changed the term index, the title keys, the common terms and the FTS table, which packs
+do not carry (all are derived again on import)."""
 
 _HEADER = b"SQLite format 3\x00"
 

@@ -76,6 +76,7 @@ def drop_repo_rows(conn: sqlite3.Connection, repo_id: int, term_cache: TermCache
     conn.execute("DELETE FROM postings WHERE term_id IN (SELECT id FROM terms WHERE repo_id = ?)", (repo_id,))
     conn.execute("DELETE FROM terms WHERE repo_id = ?", (repo_id,))
     conn.execute("DELETE FROM repo_stats WHERE repo_id = ?", (repo_id,))
+    conn.execute("DELETE FROM common_terms WHERE repo_id = ?", (repo_id,))
     conn.execute("DELETE FROM fts_repos WHERE repo_id = ?", (repo_id,))
     term_cache.clear()
     for doc_id, _ in docs:

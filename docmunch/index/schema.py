@@ -25,7 +25,9 @@ table) holds only the repos listed in ``fts_repos``, filled on their first legac
 (:mod:`docmunch.index.fts`); indexing no longer writes it for the others; 5 — ``sections``
 gains ``title_key`` (the title's distinct query terms, sorted:
 :func:`docmunch.index.analyze.title_key`, indexed) and link lists get the non-content prior
-(:mod:`docmunch.index.priors`), so the term index is rebuilt.
+(:mod:`docmunch.index.priors`), so the term index is rebuilt; 6 — ``common_terms``, the
+terms most of a repo's documents hold (:func:`docmunch.index.postings.refresh_common_terms`),
+filled from the stored postings.
 
 Older indexes are migrated in place, in one transaction, with a line on stderr: schema 1
 gains the version columns, every older schema gains ``title_key``, the term index and the
@@ -44,11 +46,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from docmunch.errors import IndexStoreError, SchemaVersionError
+from docmunch.index.postings import refresh_common_terms
 from docmunch.index.versions import split_name
 
 __all__ = ["BUSY_TIMEOUT_MS", "CACHE_KIB", "MIGRATABLE_SCHEMAS", "SCHEMA_VERSION", "connect", "ensure_schema"]
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """Bumped whenever the tables below change incompatibly (stored in ``PRAGMA user_version``)."""
 
 CACHE_KIB = 65_536
@@ -158,6 +161,11 @@ CREATE TABLE repo_stats (
     repo_id   INTEGER PRIMARY KEY,
     sections  INTEGER NOT NULL
 );
+CREATE TABLE common_terms (
+    repo_id   INTEGER NOT NULL,
+    term      TEXT NOT NULL,
+    PRIMARY KEY (repo_id, term)
+) WITHOUT ROWID;
 """
 """The term index of question search (:mod:`docmunch.index.postings`)."""
 
@@ -303,7 +311,7 @@ def _migrate_1_to_2(conn: sqlite3.Connection) -> None:
 
 def _drop_term_index(conn: sqlite3.Connection) -> None:
     """Drop the term tables of schema 2 (rebuilt in the new layout); the step of schema 2 → 3."""
-    for table in ("postings", "section_terms", "repo_stats", "terms"):
+    for table in ("postings", "section_terms", "repo_stats", "terms", "common_terms"):
         conn.execute(f"DROP TABLE IF EXISTS {table}")
 
 
@@ -325,7 +333,8 @@ def _migrate(conn: sqlite3.Connection, db_path: Path, version: int, rebuild: Reb
     )
     sys.stderr.flush()
     _MIGRATIONS[version](conn)
-    _add_title_keys(conn)
+    if version < 5:
+        _add_title_keys(conn)
     summary = ""
     if terms:
         _drop_term_index(conn)  # whatever an older layout left, the term index is rebuilt whole
@@ -353,6 +362,16 @@ def _add_title_keys(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE INDEX sections_title_key ON sections(title_key)")
 
 
+def _add_common_terms(conn: sqlite3.Connection) -> None:
+    """Schema 5 → 6: the ``common_terms`` table, filled for every repo from its postings."""
+    conn.execute(
+        "CREATE TABLE common_terms (repo_id INTEGER NOT NULL, term TEXT NOT NULL, "
+        "PRIMARY KEY (repo_id, term)) WITHOUT ROWID"
+    )
+    for (repo_id,) in conn.execute("SELECT id FROM repos").fetchall():
+        refresh_common_terms(conn, int(repo_id))
+
+
 def _no_step(conn: sqlite3.Connection) -> None:
     """Schemas 3 and 4 have nothing of their own to change (3: only :func:`_list_fts_repos`)."""
 
@@ -362,6 +381,7 @@ _MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     2: _drop_term_index,
     3: _no_step,
     4: _no_step,
+    5: _add_common_terms,
 }
 """Schema version → its own step towards :data:`SCHEMA_VERSION` (then, for
 :data:`_TERM_REBUILDS`, the term index is created and rebuilt, and the FTS repos are listed;
@@ -379,6 +399,7 @@ _CHANGES = {
     2: " (question search with document evidence, compact postings)",
     3: " (the legacy ranking's full-text table filled on its first use)",
     4: " (titles matched by their words, link lists ranked as navigation)",
+    5: " (the words most of a repo's pages share, for matching titles)",
 }
 """What an older schema lacks, named in the migration and the gate's messages."""
 

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from docmunch.errors import DocumentNotFound
-from docmunch.index.analyze import is_cjk, title_key, title_words
+from docmunch.index.analyze import is_cjk, stem, title_key, title_words
 from docmunch.index.identifiers import IDENTIFIER_BOOST, IDENTIFIER_CHECKS, identifier_weights, identifiers
 from docmunch.index.legacy import legacy_search
 from docmunch.index.proximity import PROXIMITY_CHECKS, Proximity
@@ -41,6 +41,7 @@ from docmunch.index.store import Store
 
 __all__ = [
     "CANDIDATES",
+    "COMMON_TITLE_WORDS",
     "DEFINING_PAGE_BOOST",
     "DOCUMENT_SUGGESTIONS",
     "EXACT_TITLE_BOOST",
@@ -89,6 +90,15 @@ query holding any CJK character against a section with none, or the other way ro
 so that a Chinese question over every repo answers from the Chinese docs and an English one
 from the English docs (all-repo dev questions: mixed MRR@10 0.719 → 0.785, validation
 mixed 0.794 → 0.839; 0.7–0.9 gained less; the per-repo figures are unchanged)."""
+COMMON_TITLE_WORDS = True
+"""A page's own title may hold, besides the query's words, one word that most of its repo's
+documents hold (``common_terms``, :data:`docmunch.index.postings.COMMON_TERM_SHARE`: the
+product's name, ``Kubernetes`` in 65 % of k8s-en's pages) and still gain
+:data:`TITLE_TERMS_BOOST` and :data:`DEFINING_PAGE_BOOST`: ``Kubernetes Scheduler`` for
+``what is the scheduler``, ``Kubernetes 调度器`` for ``什么是调度器``. Such pages also join
+the candidates. Dev, validation and keywords unchanged; not for subsections, where the common
+word is mostly a verb (``When should you use a readiness probe?`` moved the keyword
+``readiness probe`` 2 → 3; docs/search.md, round 13)."""
 TITLED_CANDIDATES = 30
 """Sections titled like the query (exactly, or by :data:`TITLE_TERMS_BOOST`'s terms) that join
 the candidates (the best by own score)."""
@@ -256,6 +266,10 @@ class _Context:
         no title matches."""
         self.query_cjk = is_cjk(query)
         """The query holds a CJK character (:data:`LANGUAGE_MISMATCH`)."""
+        self._named: dict[int, bool] = {}
+        """Section id → :meth:`_named_like_query`."""
+        self._common: dict[int, frozenset[str]] | None = None
+        """:meth:`_common_words`, once read."""
         self._words: dict[int, bool] = {}
         """Section id → :meth:`_same_words` (both passes ask)."""
         self._cjk: dict[int, bool] = {}
@@ -297,14 +311,58 @@ class _Context:
             same = self._words[row[0]] = title_words(row[4]) == self.query_words
         return same
 
+    def _named_like_query(self, row: Row) -> bool:
+        """The row is a page's own title made of the query's words and one of its repo's
+        common words (:data:`COMMON_TITLE_WORDS`): ``Kubernetes Scheduler`` for ``what is the
+        scheduler``."""
+        key, asked_key = row[13], self.query_key
+        if not COMMON_TITLE_WORDS or not key or asked_key is None or len(key) <= len(asked_key):
+            return False
+        if row[5] > 1 or row[4] != row[14]:  # a page's own title only
+            return False
+        named = self._named.get(row[0])
+        if named is None:
+            title_terms = set(key.split(" "))
+            asked = set(asked_key.split(" "))
+            extra = title_terms - asked
+            named = len(extra) == 1 and asked <= title_terms
+            if named:  # the same words (not only stems) besides the common one
+                words = set(title_words(row[4]).split(" "))
+                wanted = set(self.query_words.split(" "))
+                named = wanted <= words and {stem(w) for w in words - wanted} == extra
+            named = named and extra <= self._common_words().get(int(row[12]), frozenset())
+            self._named[row[0]] = named
+        return named
+
+    def _common_words(self) -> dict[int, frozenset[str]]:
+        """Repo id → its ``common_terms`` (:data:`COMMON_TITLE_WORDS`), for the searched repos."""
+        if self._common is None:
+            marks = ",".join("?" * len(self.ranker.repo_ids))
+            sql = f"SELECT repo_id, term FROM common_terms WHERE repo_id IN ({marks})"
+            found: dict[int, set[str]] = {}
+            for repo_id, term in self.store.conn.execute(sql, self.ranker.repo_ids):
+                found.setdefault(int(repo_id), set()).add(term)
+            self._common = {repo_id: frozenset(terms) for repo_id, terms in found.items()}
+        return self._common
+
+    def _named_keys(self) -> list[str]:
+        """The title keys of "the query's words and one common word" (``kubernet schedul``)."""
+        if self.query_key is None or not COMMON_TITLE_WORDS:
+            return []
+        asked = set(self.query_key.split(" "))
+        extra = set().union(*self._common_words().values()) - asked
+        return [" ".join(sorted(asked | {term})) for term in sorted(extra)]
+
     def _titled(self, keys: tuple[str, ...], ids: Any, scores: Any) -> list[tuple[int, float]]:
         """``[(section id, own score)]`` of the candidates titled like the query (exactly or by
         their terms)."""
         if self._title_ids is None:
             marks = ",".join("?" * len(keys))
             exact = f"title_fold IN ({marks})"
-            sql = f"SELECT id, {exact} FROM sections WHERE {exact} OR title_key = ?"
-            rows = sorted(self.store.conn.execute(sql, (*keys, *keys, self.query_key)).fetchall())
+            named = self._named_keys()
+            pages = f" OR (level <= 1 AND title_key IN ({','.join('?' * len(named))}))" if named else ""
+            sql = f"SELECT id, {exact} FROM sections WHERE {exact} OR title_key = ?{pages}"
+            rows = sorted(self.store.conn.execute(sql, (*keys, *keys, self.query_key, *named)).fetchall())
             self._title_ids = np.asarray([row[0] for row in rows], dtype=np.int64)
             self._exact = np.asarray([bool(row[1]) for row in rows], dtype=bool)
         if not self._title_ids.size or not ids.size:
@@ -346,7 +404,7 @@ class _Context:
                 value = own + DOCUMENT_WEIGHT * share
                 if row[10] in keys:
                     value += EXACT_TITLE_BOOST
-                elif row[13] == self.query_key and self._same_words(row):
+                elif (row[13] == self.query_key and self._same_words(row)) or self._named_like_query(row):
                     value += TITLE_TERMS_BOOST
                     if row[5] <= 1 and row[4] == row[14] and not self.exact_titled:  # the page's title
                         value += DEFINING_PAGE_BOOST

@@ -27,7 +27,7 @@ from docmunch.formats.base import Rendition
 from docmunch.index import fts, rows, versions
 from docmunch.index.connections import Connections
 from docmunch.index.document import PreparedDoc, prepare_document
-from docmunch.index.postings import TermWriter, compact
+from docmunch.index.postings import TermWriter, compact, refresh_common_terms
 from docmunch.index.records import DocState
 from docmunch.index.versions import RepoRow
 
@@ -162,6 +162,7 @@ class Store(Connections):
                         self.raw.put(doc.data, sync=True)
                     rows.write_doc(conn, repo_id, doc, terms, legacy=False)  # a new repo: not filled
                 terms.flush()
+                refresh_common_terms(conn, repo_id)
         except BaseException as exc:
             with contextlib.suppress(Exception):  # the cache files this failed load wrote
                 self._discard_unreferenced([d.raw_hash for d in docs])

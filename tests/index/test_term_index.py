@@ -35,7 +35,7 @@ def _hits(index: Index) -> dict[str, list[tuple[str, float]]]:
 def _to_schema_2(db: Path) -> None:
     """Replace the term index by schema 2's tables holding one stale row, as that release left it."""
     conn = sqlite3.connect(db)
-    for table in ("terms", "postings", "section_terms", "repo_stats", "fts_repos"):
+    for table in ("terms", "postings", "section_terms", "repo_stats", "fts_repos", "common_terms"):
         conn.execute(f"DROP TABLE {table}")
     conn.execute("DROP INDEX sections_title_key")
     conn.execute("ALTER TABLE sections DROP COLUMN title_key")
@@ -102,6 +102,7 @@ def test_schema_4_index_gains_title_keys_and_new_priors(
     conn.execute("DROP INDEX sections_title_key")
     conn.execute("ALTER TABLE sections DROP COLUMN title_key")
     conn.execute("UPDATE section_terms SET prior = 1.0")  # schema 4's priors differed
+    conn.execute("DROP TABLE common_terms")
     conn.execute("PRAGMA user_version = 4")
     conn.commit()
     conn.close()
@@ -114,6 +115,35 @@ def test_schema_4_index_gains_title_keys_and_new_priors(
     conn = sqlite3.connect(db)
     assert conn.execute("SELECT id, title_key FROM sections ORDER BY id").fetchall() == keys
     assert conn.execute("SELECT count(*) FROM fts_repos").fetchone()[0] == 0  # schema 4's list kept
+    conn.close()
+
+
+def test_schema_5_index_gains_common_terms_without_a_rebuild(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Schema 5 had no ``common_terms``: the upgrade fills them from the stored postings (no
+    term rebuild), so ``what is overhead`` finds the page titled ``Pod overhead`` again."""
+    home = tmp_path / "home"
+    with Index.open(home) as index:
+        index.index_path(HERE / "search-corpus", repo="spec")
+        queries = (*QUERIES, "what is overhead", "what is a Pod?")
+        fresh = {q: [(h.id, h.score) for h in index.search(q, repo="spec")] for q in queries}
+    db = home / "index.sqlite3"
+    conn = sqlite3.connect(db)
+    common = conn.execute("SELECT repo_id, term FROM common_terms ORDER BY 1, 2").fetchall()
+    assert common == [(1, "pod")]  # in 7 of the 11 pages, and in the titles "Pods", "Pod overhead"
+    conn.execute("DROP TABLE common_terms")
+    conn.execute("PRAGMA user_version = 5")
+    conn.commit()
+    conn.close()
+    capsys.readouterr()
+    with Index.open(home) as index:
+        err = capsys.readouterr().err
+        assert f"from schema 5 to {SCHEMA_VERSION}" in err and "rebuilding" not in err
+        assert {q: [(h.id, h.score) for h in index.search(q, repo="spec")] for q in queries} == fresh
+        assert index.search("what is overhead", repo="spec")[0].title == "Pod overhead"
+    conn = sqlite3.connect(db)
+    assert conn.execute("SELECT repo_id, term FROM common_terms ORDER BY 1, 2").fetchall() == common
     conn.close()
 
 
@@ -160,6 +190,14 @@ def test_edits_keep_postings_equal_to_a_fresh_index(tmp_path: Path) -> None:
         return out
 
     assert by_content(tmp_path / "edited") == by_content(tmp_path / "fresh")
+
+    def common(home: Path) -> list[str]:
+        conn = sqlite3.connect(home / "index.sqlite3")
+        terms = [row[0] for row in conn.execute("SELECT term FROM common_terms ORDER BY term")]
+        conn.close()
+        return terms
+
+    assert common(tmp_path / "edited") == common(tmp_path / "fresh") == ["pod"]
 
 
 def test_two_writers_keep_every_term(tmp_path: Path) -> None:

@@ -102,6 +102,15 @@ def test_round_trip_into_another_home(
                 orig.source, orig.version, orig.docs, orig.sections, orig.indexed_at,
             )  # fmt: skip  (the time it was indexed, not imported: "newest indexed" holds)
 
+    def common(db: Path) -> list[str]:
+        conn = sqlite3.connect(db)
+        sql = "SELECT c.term FROM common_terms c JOIN repos r ON r.id = c.repo_id WHERE r.name = ? ORDER BY 1"
+        terms = [row[0] for row in conn.execute(sql, ("rust-book@2",))]
+        conn.close()
+        return terms
+
+    assert common(home / "index.sqlite3") == common(tmp_path / "direct" / "index.sqlite3") != []
+
 
 def test_import_as_another_name_replace_and_refusals(source: Path, pack: Path, tmp_path: Path) -> None:
     home = tmp_path / "other"
@@ -257,6 +266,19 @@ def test_pack_from_another_schema_is_refused(pack: Path, tmp_path: Path) -> None
             index.import_pack(copy)
         assert "export it again with a matching docmunch" in str(info.value)
     assert nothing_imported(tmp_path / "home")
+
+
+@pytest.mark.parametrize("schema", [4, 5])
+def test_pack_from_an_older_schema_with_the_same_packed_tables_imports(
+    pack: Path, tmp_path: Path, schema: int
+) -> None:
+    """Schemas 4 to 6 changed only derived tables (term index, title keys, common terms), so
+    a pack the previous releases wrote still imports and searches like a fresh one."""
+    copy = _rewrite(pack, tmp_path / f"schema-{schema}.dmpack", _set_manifest("schema_version", schema))
+    with Index.open(tmp_path / "home") as index:
+        report = index.import_pack(copy)
+        assert index.verify_repo(report.repo).ok
+        assert index.search("how do I borrow a value?", repo=report.repo)
 
 
 def _retitle(conn: sqlite3.Connection, manifest: dict[str, Any]) -> None:

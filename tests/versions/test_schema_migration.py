@@ -19,7 +19,7 @@ def _downgrade_to_schema_1(db: Path) -> None:
     """Turn a current database into exactly the schema-1 layout (repos without the version
     columns, no term index)."""
     conn = sqlite3.connect(db)
-    for table in ("terms", "section_terms", "repo_stats", "fts_repos"):
+    for table in ("terms", "section_terms", "repo_stats", "fts_repos", "common_terms"):
         conn.execute(f"DROP TABLE {table}")
     conn.execute("DROP INDEX repos_base")
     conn.execute("DROP INDEX sections_title_key")
