@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-__all__ = ["console", "emit_json", "esc", "one_line", "printable"]
+__all__ = ["console", "counted", "emit_json", "esc", "one_line", "printable"]
 
 
 def emit_json(data: Any) -> None:
@@ -73,3 +73,9 @@ def printable(text: str, *, keep: str = "") -> str:
 def one_line(message: str) -> str:
     """A message on one printable line: whitespace runs collapsed, then :func:`printable`."""
     return printable(" ".join(message.split()))
+
+
+def counted(n: int, one: str, many: str) -> str:
+    """``n`` and the noun that agrees with it: ``counted(1, "error", "errors")`` → ``"1 error"``,
+    ``0`` or ``2`` → ``"0 errors"``, ``"2 errors"``."""
+    return f"{n} {one if n == 1 else many}"

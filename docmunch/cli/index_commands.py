@@ -24,6 +24,7 @@ from docmunch.errors import InvalidRepoName
 from docmunch.index import DEFAULT_MAX_FILE_BYTES, Index, IndexReport
 from docmunch.index.versions import with_version
 from docmunch.terminal import console as _console
+from docmunch.terminal import counted as _count
 from docmunch.terminal import emit_json as _emit_json
 from docmunch.terminal import esc as _esc
 from docmunch.terminal import one_line as _one_line
@@ -82,8 +83,9 @@ def _cmd_index(args: argparse.Namespace) -> int:
         _console().print(
             f"[bold]{_esc(report.repo)}[/]: {report.docs_indexed} indexed, "
             f"{report.docs_unchanged} unchanged, "
-            f"{report.docs_removed} removed, {report.docs_skipped} skipped, {len(report.errors)} errors; "
-            f"{report.sections} sections ({secs:.2f} s)"
+            f"{report.docs_removed} removed, {report.docs_skipped} skipped, "
+            f"{_count(len(report.errors), 'error', 'errors')}; "
+            f"{_count(report.sections, 'section', 'sections')} ({secs:.2f} s)"
         )
     return _run_outcome(report, args)
 
@@ -223,8 +225,8 @@ def _cmd_refresh(args: argparse.Namespace) -> int:
         _console().print(
             f"[bold]{_esc(report.repo)}[/]: {report.docs_indexed} changed, "
             f"{report.docs_unchanged} unchanged, "
-            f"{report.docs_removed} removed, {len(report.errors)} errors; {report.sections} sections "
-            f"({time.perf_counter() - started:.2f} s)"
+            f"{report.docs_removed} removed, {_count(len(report.errors), 'error', 'errors')}; "
+            f"{_count(report.sections, 'section', 'sections')} ({time.perf_counter() - started:.2f} s)"
         )
     return _run_outcome(report, args)
 
