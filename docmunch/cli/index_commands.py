@@ -20,6 +20,7 @@ from typing import Any
 
 from docmunch.cli.optional import load_optional
 from docmunch.cli.parser import Register, positive
+from docmunch.cli.password import add_password_arguments, read_password
 from docmunch.errors import InvalidRepoName
 from docmunch.index import DEFAULT_MAX_FILE_BYTES, Index, IndexReport
 from docmunch.index.versions import with_version
@@ -49,6 +50,8 @@ def _cmd_index(args: argparse.Namespace) -> int:
     source = spec.value
     for option, where in _ignored_options(args, spec.kind):
         sys.stderr.write(f"docmunch: warning: {option} does not apply to {where}; ignored\n")
+    local = spec.kind not in ("url", "github")
+    password = read_password(args, prog="docmunch index") if local else None  # before any index work
     with Index.open() as index:
         if spec.kind == "url":
             index_url = load_optional("docmunch.sources.web", "index_url", "indexing URLs")
@@ -77,7 +80,7 @@ def _cmd_index(args: argparse.Namespace) -> int:
                     allow_private=args.allow_private,
                 )
         else:
-            report = _index_local(index, Path(source), args)
+            report = _index_local(index, Path(source), args, password)
     if not args.json:
         secs = time.perf_counter() - started
         _console().print(
@@ -101,6 +104,7 @@ _INDEX_OPTIONS: dict[str, tuple[str, frozenset[str]]] = {
     "full": ("--full", frozenset({"local"})),
     "max_file_bytes": ("--max-file-bytes", frozenset({"local"})),
     "password": ("--password", frozenset({"local"})),
+    "password_stdin": ("--password-stdin", frozenset({"local"})),
     "exclude": ("--exclude", frozenset({"local"})),
 }
 """``docmunch index`` options that only some kinds of source read (``local`` = a folder or file)."""
@@ -182,13 +186,13 @@ def _url_repo(url: str, args: argparse.Namespace) -> str | None:
     return with_version(args.repo or default_repo_name(url), args.version)
 
 
-def _index_local(index: Index, path: Path, args: argparse.Namespace) -> IndexReport:
+def _index_local(index: Index, path: Path, args: argparse.Namespace, password: str | None) -> IndexReport:
     kwargs: dict[str, Any] = {
         "repo": args.repo,
         "version": args.version,
         "incremental": not args.full,
         "max_file_bytes": args.max_file_bytes,
-        "password": args.password,
+        "password": password,
         "exclude": tuple(args.exclude or ()),
         "replace": args.replace,
     }
@@ -275,7 +279,7 @@ def _add_index_arguments(sp: argparse.ArgumentParser) -> None:
     sp.add_argument(
         "--replace", action="store_true", help="index into a repo that holds another source, replacing it"
     )
-    sp.add_argument("--password", help="password of encrypted PDF/DOCX files")
+    add_password_arguments(sp, what="encrypted PDF/DOCX files")
     sp.add_argument("--allow-private", action="store_true", help="allow URLs on private/loopback addresses")
     sp.add_argument("--crawl", action="store_true", help="follow links/sitemaps under the URL")
     sp.add_argument(

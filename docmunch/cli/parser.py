@@ -98,7 +98,9 @@ def option_arity(parser: argparse.ArgumentParser) -> dict[str, int]:
 
 
 class UsageError(Exception):
-    """A command line the parser would misread; the message is printed as is, exit 2."""
+    """A command line docmunch cannot use: one the parser would misread, or an option whose
+    input is missing (``--password-stdin`` with nothing to read); the message is printed as
+    is, exit 2."""
 
 
 def search_argv(argv: list[str], options: Mapping[str, int]) -> list[str]:
