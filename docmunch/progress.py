@@ -15,7 +15,8 @@ doc path, URL or ``"<n> failed · <url>"``). :class:`RunProgress` turns those ca
 Rate = items done ÷ seconds since the run started; ETA = items left ÷ rate (the overall
 average, which stays steady when single files vary a lot). Control characters in messages
 (file names with newlines or escape codes) are shown escaped, so they can neither split nor
-colour the line.
+colour the line; so are the other characters Python does not call printable, whose width a
+terminal may not agree on (:func:`docmunch.terminal.printable` with ``strict=True``).
 """
 
 from __future__ import annotations
@@ -29,7 +30,9 @@ from typing import IO, Any
 
 from rich.cells import cell_len, get_character_cell_size
 
-__all__ = ["PLAIN_INTERVAL_S", "RunProgress", "cut_left", "printable", "render_line"]
+from docmunch.terminal import printable
+
+__all__ = ["PLAIN_INTERVAL_S", "RunProgress", "cut_left", "render_line"]
 
 PLAIN_INTERVAL_S = 10.0
 """Seconds between two plain progress lines when stderr is not a terminal."""
@@ -44,13 +47,6 @@ PATH_MIN_COLUMNS = 12
 """Columns the path keeps before the bar gives way to it."""
 
 ELLIPSIS = "…"
-
-
-def printable(text: str) -> str:
-    """``text`` with control and format characters escaped (``"\\n"`` → ``"\\\\n"``)."""
-    if text.isprintable():
-        return text
-    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
 
 
 def _clock(seconds: float | None) -> str:
@@ -129,7 +125,7 @@ def render_line(
     counts = f"{done}/{total if total > 0 else '?'}"
     eta_text = f"ETA {_clock(eta)}"
     rate_text = _rate_text(rate)
-    message = printable(message)
+    message = printable(message, strict=True)  # every character of unknown width escaped
     layouts = (
         [label, counts, rate_text, eta_text],
         [counts, rate_text, eta_text],

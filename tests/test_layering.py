@@ -26,7 +26,8 @@ LAYERS = [
     ["formats"],
     ["index"],
     ["sources"],
-    ["terminal", "progress"],  # terminal output helpers of the fronts
+    ["terminal"],  # terminal output helpers of the fronts (escaping, JSON, rich console)
+    ["progress"],  # the progress line of long runs, drawn with terminal's escaping
     ["setup", "cli_versions"],  # fronts that docmunch/cli/ registers as subcommands
     ["serve", "cli"],
     ["__main__"],

@@ -17,8 +17,9 @@ arguments, through one ``add_commands(cmd)``; :func:`build_parser` calls them in
 - ``extract_serve_commands``: ``extract`` and ``serve``.
 
 Under them, ``parser`` is the argparse layer (one-line usage errors, argument types, the
-``search`` argv pass that lets a query look like an option, did-you-mean for unknown options)
-and ``optional`` imports the module behind a command only when it runs.
+``search`` argv pass that lets a query look like an option, did-you-mean for unknown options),
+``password`` the ``--password`` / ``--password-stdin`` pair of ``index`` and ``extract``, and
+``optional`` imports the module behind a command only when it runs.
 
 Environment: ``DOCMUNCH_HOME`` (the index root, read by :class:`~docmunch.index.Index`),
 ``DOCMUNCH_DEBUG`` (set: an internal error prints its traceback on stderr).
@@ -80,6 +81,9 @@ def main(argv: list[str] | None = None) -> int:
         status = int(args.func(args))
         sys.stdout.flush()  # here, so a reader that went away is seen below, not at exit
         return status
+    except UsageError as exc:  # found by the command itself (--password-stdin with nothing to read)
+        sys.stderr.write(f"{exc}\n")
+        return 2
     except DocmunchError as exc:
         message = _one_line(str(exc))
         sys.stderr.write(f"docmunch: {message}\n")

@@ -14,15 +14,15 @@ import sys
 
 from docmunch.cli.optional import load_optional
 from docmunch.cli.parser import Register, host_port
+from docmunch.cli.password import add_password_arguments, read_password
 
 __all__ = ["add_commands"]
 
 
 def _cmd_extract(args: argparse.Namespace) -> int:
     extract = load_optional("docmunch.sources.web", "extract_source", "extract")
-    result = extract(
-        args.source, format=args.format, allow_private=args.allow_private, password=args.password
-    )
+    password = read_password(args, prog="docmunch extract")
+    result = extract(args.source, format=args.format, allow_private=args.allow_private, password=password)
     text = result if isinstance(result, str) else json.dumps(result, ensure_ascii=False, indent=2)
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     return 0
@@ -39,7 +39,7 @@ def add_commands(cmd: Register) -> None:
     sp.add_argument("source", metavar="URL|FILE")
     sp.add_argument("--format", choices=("markdown", "json", "html"), default="markdown")
     sp.add_argument("--allow-private", action="store_true")
-    sp.add_argument("--password", help="password of an encrypted PDF/DOCX file")
+    add_password_arguments(sp, what="an encrypted PDF/DOCX file")
 
     sp = cmd("serve", _cmd_serve, "run the MCP server (stdio, or streamable HTTP with --http)")
     sp.add_argument("--http", metavar="HOST:PORT", type=host_port)

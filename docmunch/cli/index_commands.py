@@ -20,10 +20,12 @@ from typing import Any
 
 from docmunch.cli.optional import load_optional
 from docmunch.cli.parser import Register, positive
+from docmunch.cli.password import add_password_arguments, read_password
 from docmunch.errors import InvalidRepoName
 from docmunch.index import DEFAULT_MAX_FILE_BYTES, Index, IndexReport
 from docmunch.index.versions import with_version
 from docmunch.terminal import console as _console
+from docmunch.terminal import counted as _count
 from docmunch.terminal import emit_json as _emit_json
 from docmunch.terminal import esc as _esc
 from docmunch.terminal import one_line as _one_line
@@ -48,6 +50,8 @@ def _cmd_index(args: argparse.Namespace) -> int:
     source = spec.value
     for option, where in _ignored_options(args, spec.kind):
         sys.stderr.write(f"docmunch: warning: {option} does not apply to {where}; ignored\n")
+    local = spec.kind not in ("url", "github")
+    password = read_password(args, prog="docmunch index") if local else None  # before any index work
     with Index.open() as index:
         if spec.kind == "url":
             index_url = load_optional("docmunch.sources.web", "index_url", "indexing URLs")
@@ -76,14 +80,15 @@ def _cmd_index(args: argparse.Namespace) -> int:
                     allow_private=args.allow_private,
                 )
         else:
-            report = _index_local(index, Path(source), args)
+            report = _index_local(index, Path(source), args, password)
     if not args.json:
         secs = time.perf_counter() - started
         _console().print(
             f"[bold]{_esc(report.repo)}[/]: {report.docs_indexed} indexed, "
             f"{report.docs_unchanged} unchanged, "
-            f"{report.docs_removed} removed, {report.docs_skipped} skipped, {len(report.errors)} errors; "
-            f"{report.sections} sections ({secs:.2f} s)"
+            f"{report.docs_removed} removed, {report.docs_skipped} skipped, "
+            f"{_count(len(report.errors), 'error', 'errors')}; "
+            f"{_count(report.sections, 'section', 'sections')} ({secs:.2f} s)"
         )
     return _run_outcome(report, args)
 
@@ -99,6 +104,7 @@ _INDEX_OPTIONS: dict[str, tuple[str, frozenset[str]]] = {
     "full": ("--full", frozenset({"local"})),
     "max_file_bytes": ("--max-file-bytes", frozenset({"local"})),
     "password": ("--password", frozenset({"local"})),
+    "password_stdin": ("--password-stdin", frozenset({"local"})),
     "exclude": ("--exclude", frozenset({"local"})),
 }
 """``docmunch index`` options that only some kinds of source read (``local`` = a folder or file)."""
@@ -180,13 +186,13 @@ def _url_repo(url: str, args: argparse.Namespace) -> str | None:
     return with_version(args.repo or default_repo_name(url), args.version)
 
 
-def _index_local(index: Index, path: Path, args: argparse.Namespace) -> IndexReport:
+def _index_local(index: Index, path: Path, args: argparse.Namespace, password: str | None) -> IndexReport:
     kwargs: dict[str, Any] = {
         "repo": args.repo,
         "version": args.version,
         "incremental": not args.full,
         "max_file_bytes": args.max_file_bytes,
-        "password": args.password,
+        "password": password,
         "exclude": tuple(args.exclude or ()),
         "replace": args.replace,
     }
@@ -223,8 +229,8 @@ def _cmd_refresh(args: argparse.Namespace) -> int:
         _console().print(
             f"[bold]{_esc(report.repo)}[/]: {report.docs_indexed} changed, "
             f"{report.docs_unchanged} unchanged, "
-            f"{report.docs_removed} removed, {len(report.errors)} errors; {report.sections} sections "
-            f"({time.perf_counter() - started:.2f} s)"
+            f"{report.docs_removed} removed, {_count(len(report.errors), 'error', 'errors')}; "
+            f"{_count(report.sections, 'section', 'sections')} ({time.perf_counter() - started:.2f} s)"
         )
     return _run_outcome(report, args)
 
@@ -273,7 +279,7 @@ def _add_index_arguments(sp: argparse.ArgumentParser) -> None:
     sp.add_argument(
         "--replace", action="store_true", help="index into a repo that holds another source, replacing it"
     )
-    sp.add_argument("--password", help="password of encrypted PDF/DOCX files")
+    add_password_arguments(sp, what="encrypted PDF/DOCX files")
     sp.add_argument("--allow-private", action="store_true", help="allow URLs on private/loopback addresses")
     sp.add_argument("--crawl", action="store_true", help="follow links/sitemaps under the URL")
     sp.add_argument(

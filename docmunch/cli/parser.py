@@ -2,10 +2,11 @@
 
 :class:`Parser` (one-line usage errors, exit 2), the ``cmd(name, handler, help)`` callback
 type every command module registers through (:data:`Register`), the argument types
-(:func:`positive`, :func:`non_negative`, :func:`host_port`), and the two passes around argparse
-that make its mistakes readable: :func:`search_argv` (a ``search`` query may look like an
-option; a near-miss option is refused) and :func:`parse` (unrecognized arguments reported by
-the sub-command, with a did-you-mean from :func:`docmunch.suggest.near_matches`).
+(:func:`positive`, :func:`positive_at_most`, :func:`non_negative`, :func:`host_port`), and the
+two passes around argparse that make its mistakes readable: :func:`search_argv` (a ``search``
+query may look like an option; a near-miss option is refused) and :func:`parse` (unrecognized
+arguments reported by the sub-command, with a did-you-mean from
+:func:`docmunch.suggest.near_matches`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ __all__ = [
     "option_arity",
     "parse",
     "positive",
+    "positive_at_most",
     "search_argv",
 ]
 
@@ -48,6 +50,19 @@ def positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
     return value
+
+
+def positive_at_most(maximum: int) -> Callable[[str], int]:
+    """argparse type: an integer from 1 to ``maximum``; a value outside names the range
+    (``--limit: must be from 1 to 200, not 500``)."""
+
+    def in_range(text: str) -> int:
+        value = _integer(text)
+        if not 1 <= value <= maximum:
+            raise argparse.ArgumentTypeError(f"must be from 1 to {maximum}, not {value}")
+        return value
+
+    return in_range
 
 
 def non_negative(text: str) -> int:
@@ -83,7 +98,9 @@ def option_arity(parser: argparse.ArgumentParser) -> dict[str, int]:
 
 
 class UsageError(Exception):
-    """A command line the parser would misread; the message is printed as is, exit 2."""
+    """A command line docmunch cannot use: one the parser would misread, or an option whose
+    input is missing (``--password-stdin`` with nothing to read); the message is printed as
+    is, exit 2."""
 
 
 def search_argv(argv: list[str], options: Mapping[str, int]) -> list[str]:

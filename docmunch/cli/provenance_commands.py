@@ -18,6 +18,7 @@ from typing import Any
 from docmunch.cli.parser import Register
 from docmunch.index import Index, VerifyReport
 from docmunch.terminal import console as _console
+from docmunch.terminal import counted as _count
 from docmunch.terminal import emit_json as _emit_json
 from docmunch.terminal import esc as _esc
 from docmunch.terminal import printable as _printable
@@ -40,10 +41,6 @@ def _cmd_verify(args: argparse.Namespace) -> int:
             )
         console.print(_verify_summary(report))
     return 0 if report.ok else 1
-
-
-def _count(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"
 
 
 def _verify_summary(report: VerifyReport) -> str:

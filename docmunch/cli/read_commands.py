@@ -12,9 +12,9 @@ import sys
 import time
 from typing import Any
 
-from docmunch.cli.parser import REPO_HELP, Register, non_negative, positive
+from docmunch.cli.parser import REPO_HELP, Register, non_negative, positive_at_most
 from docmunch.errors import RepoNotFound, UnknownVersion
-from docmunch.index import Index, SectionRead, section_toc_json
+from docmunch.index import MAX_HITS, Index, SectionRead, section_toc_json
 from docmunch.terminal import console as _console
 from docmunch.terminal import emit_json as _emit_json
 from docmunch.terminal import esc as _esc
@@ -232,7 +232,10 @@ def add_commands(cmd: Register) -> None:
         "with '-' (--dry-run)",
     )
     sp.add_argument("--all", action="store_true", help="search every repo: docmunch search --all QUERY")
-    sp.add_argument("--limit", type=positive, default=10, metavar="N")
+    sp.add_argument(
+        "--limit", type=positive_at_most(MAX_HITS), default=10, metavar="N",
+        help=f"show at most N hits, 1-{MAX_HITS} (default 10)",
+    )
     sp.add_argument("--doc", metavar="PATH", help="only this doc_path")
     sp.add_argument("--glob", metavar="PATTERN", help="only doc_paths matching this fnmatch pattern")
     sp.add_argument(

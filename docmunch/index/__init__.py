@@ -33,9 +33,11 @@ from docmunch.index.records import (
     section_toc_json,
 )
 from docmunch.index.schema import SCHEMA_VERSION
+from docmunch.index.search import MAX_HITS
 
 __all__ = [
     "DEFAULT_MAX_FILE_BYTES",
+    "MAX_HITS",
     "SCHEMA_VERSION",
     "DocInfo",
     "DocState",

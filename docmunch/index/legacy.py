@@ -54,7 +54,8 @@ def legacy_search(
     Args:
         query: any user string (empty or punctuation-only → no results).
         repo: restrict to one repo (``None`` = all; an unknown repo raises RepoNotFound).
-        limit: maximum number of hits (clamped to 1–200).
+        limit: maximum number of hits, ≥ 1 (:func:`docmunch.index.search.search`, the one
+            caller, has clamped it to :data:`~docmunch.index.search.MAX_HITS`).
         doc_path: restrict to one document (exact doc_path).
         path_glob: ``fnmatch`` pattern on doc_path (``*`` also crosses ``/``; ``concepts/**``).
         min_level, max_level: inclusive heading-level range (0 = preamble).
@@ -67,7 +68,6 @@ def legacy_search(
     """
     scope = store.repo_scope(repo)
     repo_ids = [row.id for row in scope] if scope is not None else None
-    limit = max(1, min(int(limit), 200))
     strict = match_expression(query)
     if strict is None:
         return []

@@ -46,6 +46,7 @@ __all__ = [
     "DOCUMENT_SUGGESTIONS",
     "EXACT_TITLE_BOOST",
     "LANGUAGE_MISMATCH",
+    "MAX_HITS",
     "RANKINGS",
     "TITLED_CANDIDATES",
     "TITLE_TERMS_BOOST",
@@ -55,6 +56,11 @@ __all__ = [
 
 RANKINGS = ("question", "legacy")
 """Accepted values of ``ranking``."""
+MAX_HITS = 200
+"""Most hits one search returns (hits); :func:`search` clamps a larger ``limit`` to it. The
+fronts refuse more instead of cutting silently: ``docmunch search --limit`` is a usage error
+above it, ``search_sections``'s ``max_results`` an invalid-arguments tool error (its schema's
+``maximum``)."""
 EXACT_TITLE_BOOST = 1.0
 """Added when the query equals the section title (case, spacing and end punctuation ignored,
 :func:`_title_keys`): ``kubectl drain`` and ``what is a pod`` put those sections first. Scores
@@ -170,7 +176,7 @@ def search(
         query: any user string (empty, punctuation-only or stop-words-only → no results).
         repo: ``NAME`` (its default version), ``NAME@VERSION``, ``NAME@*`` (every version), or
             ``None`` = the default version of every name (see :mod:`docmunch.index.versions`).
-        limit: maximum number of hits (clamped to 1–200).
+        limit: maximum number of hits (clamped to 1–:data:`MAX_HITS`).
         doc_path: restrict to one document (exact doc_path).
         path_glob: ``fnmatch`` pattern on doc_path (``*`` also crosses ``/``; ``concepts/**``).
         min_level, max_level: inclusive heading-level range (0 = preamble).
@@ -185,6 +191,7 @@ def search(
     """
     if doc_path is not None:
         require_document(store, repo, doc_path)
+    limit = max(1, min(int(limit), MAX_HITS))
     if ranking == "legacy":
         return legacy_search(
             store, query, repo=repo, limit=limit, doc_path=doc_path, path_glob=path_glob,
@@ -197,7 +204,6 @@ def search(
         repo_ids = [row.id for row in scope]
     else:
         repo_ids = [row[0] for row in store.conn.execute("SELECT id FROM repos ORDER BY id")]
-    limit = max(1, min(int(limit), 200))
     ranker = Ranker(store.conn, query, repo_ids, store.term_stats)
     if ranker.empty:
         return []

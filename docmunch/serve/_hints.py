@@ -11,8 +11,10 @@ CLI hint               over MCP
                        --allow-private`` or ``DOCMUNCH_ALLOW_PRIVATE=1`` in the server's
                        environment. Deliberately so: an agent reading untrusted pages must not
                        be able to lift the SSRF guard and probe the user's network by itself.
-``--password``         index the file once from a terminal (``docmunch index PATH --password
-                       PW``); tools take no passwords, which would land in the agent's transcript.
+``--password``         index the file once from a terminal (``docmunch index PATH
+                       --password-stdin``, which asks for the password without echo and keeps
+                       it out of process lists); tools take no passwords, which would land in
+                       the agent's transcript.
 =====================  ==========================================================================
 """
 
@@ -31,7 +33,7 @@ ALLOW_PRIVATE_HINT = (
 
 PASSWORD_HINT = (
     "encrypted files cannot be opened over MCP; index it once from a terminal with "
-    "`docmunch index PATH --password PW`"
+    "`docmunch index PATH --password-stdin`, which asks for the password"
 )
 """What replaces ``pass --password`` in messages sent to the agent."""
 

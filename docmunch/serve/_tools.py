@@ -12,6 +12,8 @@ from typing import Any
 
 import mcp_types as types
 
+from docmunch.index import MAX_HITS
+
 __all__ = ["INSTRUCTIONS", "TOOLS", "ToolSpec", "tool_by_name"]
 
 INSTRUCTIONS = (
@@ -254,7 +256,14 @@ TOOLS: tuple[ToolSpec, ...] = (
             {
                 "query": {"type": "string", "minLength": 1, "description": "Keywords or a question."},
                 "repo": _SEARCH_REPO,
-                "max_results": {"type": "integer", "minimum": 1, "maximum": 100, "default": 10},
+                "max_results": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": MAX_HITS,
+                    "default": 10,
+                    "description": f"Most results to return, 1-{MAX_HITS}; a larger value is an "
+                    "invalid-arguments error, never cut silently.",
+                },
                 "doc_path": _DOC_PATH,
                 "path_glob": {
                     "type": "string",

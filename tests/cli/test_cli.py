@@ -124,7 +124,7 @@ def test_index_search_toc_section_list_json(
 
 def test_human_output(docmunch_home: Path, docs: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = run(capsys, "index", str(docs), "--repo", "d")
-    assert code == 0 and "2 indexed" in out and "1 errors" in out
+    assert code == 0 and "2 indexed" in out and "1 error;" in out
     assert err.startswith("docmunch: error bad.md: not valid UTF-8") and err.count("\n") == 1
     code, out, _ = run(capsys, "search", "d", "gadget")
     assert code == 0 and "d::guide.md::guide#1" in out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -38,6 +39,27 @@ def test_one_bad_file_is_reported_on_stderr_and_not_fatal(
         "docmunch: skipped binary.md: binary content (NUL byte)",
         "docmunch: error invalid.md: not valid UTF-8 at byte 6 (invalid start byte)",
     ]
+
+
+def test_run_summaries_say_1_error_and_1_section_in_the_singular(
+    docmunch_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "good.md").write_bytes(b"# Good\n\nFine text.\n")
+    (docs / "broken.docx").write_bytes(b"PK\x03\x04 but not a zip archive")
+    code, out, err = _run(capsys, "index", str(docs), "--repo", "one")
+    assert code == 0
+    summary = r"one: 1 indexed, 0 unchanged, 0 removed, 0 skipped, 1 error; 1 section \(\d+\.\d\d s\)\n"
+    assert re.fullmatch(summary, out), out
+    assert err.startswith("docmunch: error broken.docx: not a valid DOCX file") and err.count("\n") == 1
+    code, out, _ = _run(capsys, "refresh", "one")  # a folder is re-read: the bad file fails again
+    assert code == 0
+    assert re.fullmatch(r"one: 0 changed, 1 unchanged, 0 removed, 1 error; 1 section \(\d+\.\d\d s\)\n", out)
+    (docs / "invalid.md").write_bytes(b"# Bad \xff\xfe\n")
+    (docs / "two.md").write_bytes(b"# Two\n\nMore text.\n")
+    code, out, _ = _run(capsys, "index", str(docs), "--repo", "one")
+    assert code == 0 and "1 indexed, 1 unchanged, 0 removed, 0 skipped, 2 errors; 2 sections (" in out
 
 
 def test_a_single_failing_file_exits_1_and_leaves_no_empty_repo(

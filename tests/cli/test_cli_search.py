@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from docmunch.cli import main
+from docmunch.index import MAX_HITS
 
 
 @pytest.fixture
@@ -227,3 +228,25 @@ def test_a_section_printed_to_a_terminal_shows_its_control_codes_and_to_a_pipe_k
     assert done.returncode == 0
     assert b"clear \\x1b[2J\\x1b[H then \\x1b]0;pwned\\x07 title" in screen
     assert b"\x07" not in screen and b"\x1b[2J" not in screen
+
+
+def test_limit_above_the_most_hits_is_a_usage_error_naming_the_range(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("DOCMUNCH_HOME", str(tmp_path / "home"))
+    folder = tmp_path / "many"
+    folder.mkdir()
+    (folder / "gadgets.md").write_text(
+        "".join(f"# Gadget {n}\n\nThe gadget number {n} is here.\n\n" for n in range(MAX_HITS + 50)),
+        encoding="utf-8",
+    )
+    assert main(["index", str(folder), "--repo", "many"]) == 0
+    assert len(_json(capsys, "search", "many", "gadget", "--limit", str(MAX_HITS))["results"]) == MAX_HITS
+    for limit in (str(MAX_HITS + 1), "100000", "0"):
+        capsys.readouterr()
+        with pytest.raises(SystemExit) as exit_info:
+            main(["search", "many", "gadget", "--limit", limit])
+        assert exit_info.value.code == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1, err
+        assert f"argument --limit: must be from 1 to {MAX_HITS}, not {limit}" in err, err

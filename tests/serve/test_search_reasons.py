@@ -8,7 +8,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from docmunch.index import Index
+from docmunch.index import MAX_HITS, Index
 from tests.serve.conftest import connect, text_of
 
 pytestmark = pytest.mark.timeout(180)
@@ -67,5 +67,25 @@ def test_empty_results_carry_a_reason_and_unknown_documents_are_errors(home: Pat
             assert everywhere.is_error and "in any repo" in text_of(everywhere)
             missing_repo = await client.call_tool("search_sections", {"repo": "nope", "query": "ownership"})
             assert missing_repo.is_error and "unknown repo 'nope'" in text_of(missing_repo)
+
+    anyio.run(scenario)
+
+
+def test_max_results_over_the_most_hits_is_a_tool_error_stated_in_the_schema(home: Path) -> None:
+    async def scenario() -> None:
+        async with connect(home, "auto") as client:
+            tool = next(t for t in (await client.list_tools()).tools if t.name == "search_sections")
+            schema = tool.input_schema["properties"]["max_results"]
+            assert schema["maximum"] == MAX_HITS and f"1-{MAX_HITS}" in schema["description"]
+            most = await client.call_tool(
+                "search_sections", {"repo": "rust-book", "query": "rust", "max_results": MAX_HITS}
+            )
+            assert not most.is_error, text_of(most)
+            assert 100 < len(most.structured_content["results"]) <= MAX_HITS
+            over = await client.call_tool(
+                "search_sections", {"repo": "rust-book", "query": "rust", "max_results": MAX_HITS + 1}
+            )
+            assert over.is_error
+            assert f"max_results: {MAX_HITS + 1} is greater than the maximum of {MAX_HITS}" in text_of(over)
 
     anyio.run(scenario)
