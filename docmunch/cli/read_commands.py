@@ -16,6 +16,7 @@ from docmunch.cli.parser import REPO_HELP, Register, non_negative, positive_at_m
 from docmunch.errors import RepoNotFound, UnknownVersion
 from docmunch.index import MAX_HITS, Index, SectionRead, section_toc_json
 from docmunch.terminal import console as _console
+from docmunch.terminal import counted as _counted
 from docmunch.terminal import emit_json as _emit_json
 from docmunch.terminal import esc as _esc
 from docmunch.terminal import one_line as _one_line
@@ -181,7 +182,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
         if len(g.versions) == 1 and g.versions[0].version is None:
             r = g.versions[0]
             console.print(
-                f"[bold]{_esc(r.repo)}[/]  {r.docs} docs, {r.sections} sections, indexed {r.indexed_at}  "
+                f"[bold]{_esc(r.repo)}[/]  {_sizes(r)}, indexed {r.indexed_at}  "
                 f"[dim]{_esc(_origin(r))}[/]{_last_run(r)}"
             )
             continue
@@ -190,10 +191,15 @@ def _cmd_list(args: argparse.Namespace) -> int:
             mark = "pinned default" if r.pinned else "default" if r.default else ""
             label = _esc(r.version or "(unversioned)")
             console.print(
-                f"  {label:<16} {mark:<14} {r.docs} docs, {r.sections} sections, "
+                f"  {label:<16} {mark:<14} {_sizes(r)}, "
                 f"indexed {r.indexed_at}  [dim]{_esc(_origin(r))}[/]{_last_run(r)}"
             )
     return 0
+
+
+def _sizes(info: Any) -> str:
+    """``"1 doc, 3 sections"``: a repo's document and section counts, nouns agreeing."""
+    return f"{_counted(info.docs, 'doc', 'docs')}, {_counted(info.sections, 'section', 'sections')}"
 
 
 def _last_run(info: Any) -> str:

@@ -33,6 +33,7 @@ from docmunch.index.schema import MIGRATABLE_SCHEMAS
 from docmunch.setup import jsonc
 from docmunch.setup.clients import CLIENTS, SERVER_NAME, Client, server_command
 from docmunch.setup.install import read_config
+from docmunch.terminal import counted
 
 __all__ = ["Check", "run_checks"]
 
@@ -148,7 +149,8 @@ def _index(home: Path) -> list[Check]:
         return [Check("index", "error", f"cannot read {db}: {exc}", rebuild)]
     finally:
         conn.close()
-    checks = [Check("index", "ok", f"schema {version}: {repos} repos, {sections} sections")]
+    size = f"{counted(repos, 'repo', 'repos')}, {counted(sections, 'section', 'sections')}"
+    checks = [Check("index", "ok", f"schema {version}: {size}")]
     missing: dict[str, int] = {}
     for repo, digest in docs:
         if not (home / "raw" / digest[:2] / digest).is_file():

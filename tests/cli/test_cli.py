@@ -136,6 +136,12 @@ def test_human_output(docmunch_home: Path, docs: Path, capsys: pytest.CaptureFix
     assert code == 0 and "Install" in out
     code, out, _ = run(capsys, "list")
     assert code == 0 and "d  2 docs, 3 sections" in out
+    one = docs.parent / "one"
+    one.mkdir()
+    (one / "only.md").write_text("# Only\n\nOne page with one section.\n", encoding="utf-8")
+    assert run(capsys, "index", str(one), "--repo", "single")[0] == 0
+    code, out, _ = run(capsys, "list")
+    assert code == 0 and "single  1 doc, 1 section," in out  # nouns agree with their counts
     code, out, _ = run(capsys, "verify", "d")
     assert code == 0 and "d: 3 sections checked in the cache, 2 original files re-read from disk, ok" in out
     code, out, _ = run(capsys, "delete", "d")

@@ -228,7 +228,7 @@ def test_doctor_reports_and_exits_by_severity(home: Path, tmp_path: Path, fixtur
     code, out, _ = run(capsys, "doctor", "--json")
     by = {c["check"]: c for c in json.loads(out)["checks"]}
     assert code == 1
-    assert by["index"]["status"] == "ok" and "1 repos" in by["index"]["message"]
+    assert by["index"]["status"] == "ok" and "1 repo," in by["index"]["message"]
     assert by["raw cache"]["status"] == "ok"
     assert by["client cursor"]["status"] == "ok" and by["client vscode"]["status"] == "ok"
     assert by["client claude-code"]["status"] == "error"
