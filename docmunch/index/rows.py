@@ -128,9 +128,8 @@ def clear_terms(conn: sqlite3.Connection, repo_id: int, doc_paths: Sequence[str]
     for start in range(0, len(doc_ids), _CHUNK):
         chunk_ids = doc_ids[start : start + _CHUNK]
         marks = ",".join("?" * len(chunk_ids))
-        section_ids.extend(
-            int(row[0]) for row in conn.execute(f"SELECT id FROM sections WHERE doc_id IN ({marks})", chunk_ids)
-        )
+        found = conn.execute(f"SELECT id FROM sections WHERE doc_id IN ({marks})", chunk_ids)
+        section_ids.extend(int(row[0]) for row in found)
     delete_section_terms(conn, section_ids, doc_ids)
     return set(doc_ids)
 
