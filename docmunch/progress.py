@@ -12,7 +12,8 @@ doc path, URL or ``"<n> failed · <url>"``). :class:`RunProgress` turns those ca
   with the same fields and the whole message, so short runs print nothing and long ones leave
   a readable trail without carriage returns or escape codes.
 
-Rate = items done ÷ seconds since the run started; ETA = items left ÷ rate (the overall
+Rate = items done ÷ seconds since the run started (or stopped waiting for another run of its
+repo: :meth:`RunProgress.restart`); ETA = items left ÷ rate (the overall
 average, which stays steady when single files vary a lot). Control characters in messages
 (file names with newlines or escape codes) are shown escaped, so they can neither split nor
 colour the line; so are the other characters Python does not call printable, whose width a
@@ -180,6 +181,11 @@ class RunProgress:
         self.done = 0
         self.total = 0
         self.message = ""
+
+    def restart(self) -> None:
+        """Start the clock again (after waiting for another run): rate and ETA count from now."""
+        with self._lock:
+            self._started = self._last_plain = self._clock()
 
     def estimate(self) -> tuple[float | None, float | None]:
         """``(rate items/s, eta seconds)`` from the counts so far (``None`` when not known yet)."""

@@ -56,6 +56,7 @@ def _cmd_index(args: argparse.Namespace) -> int:
         if spec.kind == "url":
             index_url = load_optional("docmunch.sources.web", "index_url", "indexing URLs")
             with _source_progress(args, "crawling" if args.crawl else "fetching") as progress:
+                _wait_notice(index, progress)
                 report: IndexReport = index_url(
                     index,
                     source,
@@ -70,6 +71,7 @@ def _cmd_index(args: argparse.Namespace) -> int:
         elif spec.kind == "github":
             index_github = load_optional("docmunch.sources.github", "index_github", "indexing GitHub repos")
             with _source_progress(args, "indexing") as progress:
+                _wait_notice(index, progress)
                 report = index_github(
                     index,
                     source,
@@ -197,6 +199,7 @@ def _index_local(index: Index, path: Path, args: argparse.Namespace, password: s
         "replace": args.replace,
     }
     with _source_progress(args, "indexing") as progress:
+        _wait_notice(index, progress)
         return index.index_path(path, progress=progress, **kwargs)
 
 
@@ -219,10 +222,29 @@ def _source_progress(
         yield progress
 
 
+def _wait_notice(index: Index, progress: Callable[[int, int, str], None] | None) -> None:
+    """Make ``index`` say on stderr, in one line, when this run waits for another run of its repo
+    (``--json`` too: stdout stays the report), and restart the progress clock when it may go on."""
+
+    def notice(message: str | None) -> None:
+        if message is not None:
+            console = getattr(progress, "console", None)
+            if console is not None:  # above the live line
+                console.print(f"docmunch: {_esc(_printable(message))}", highlight=False)
+            else:
+                sys.stderr.write(f"docmunch: {_printable(message)}\n")
+                sys.stderr.flush()
+        elif progress is not None and hasattr(progress, "restart"):
+            progress.restart()
+
+    index.on_wait = notice
+
+
 def _cmd_refresh(args: argparse.Namespace) -> int:
     refresh = load_optional("docmunch.sources.refresh", "refresh_repo", "refresh")
     started = time.perf_counter()
     with Index.open() as index, _source_progress(args, "refreshing") as progress:
+        _wait_notice(index, progress)
         repo = index.resolve_repo(args.repo)
         report: IndexReport = refresh(index, repo, allow_private=args.allow_private, progress=progress)
     if not args.json:

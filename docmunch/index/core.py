@@ -29,7 +29,7 @@ from docmunch.index.records import (
     SectionRead,
     VerifyReport,
 )
-from docmunch.index.runlock import RepoRun
+from docmunch.index.runlock import RepoRun, WaitNotice
 from docmunch.index.store import Store
 from docmunch.section import Section
 
@@ -41,11 +41,17 @@ class Index:
 
     Use :meth:`open`; close with :meth:`close` or a ``with`` block. Safe to share between
     threads (each thread gets its own SQLite connection); several processes may read while
-    one writes, and concurrent writers wait for each other (busy timeout 30 s).
+    one writes. Two runs writing one repo take turns as wholes (:mod:`docmunch.index.runlock`):
+    the second waits for the first to end, telling :attr:`on_wait` so; runs of different repos
+    only wait for each other's transactions (busy timeout 30 s).
     """
 
     def __init__(self, store: Store) -> None:
         self._store = store
+        self.on_wait: WaitNotice | None = None
+        """Told when a write run (:meth:`index_path`, :meth:`exclusive`) waits for another run of
+        its repo and when it may go on (:data:`~docmunch.index.runlock.WaitNotice`); the CLI
+        prints the first and restarts its progress clock at the second."""
 
     @classmethod
     def open(cls, home: Path | None = None) -> Index:
@@ -86,7 +92,7 @@ class Index:
         Raises:
             LimitExceeded: another run held the repo longer than ``REPO_LOCK_WAIT_SECONDS``.
         """
-        with RepoRun(self._store.home, repo) as run:
+        with RepoRun(self._store.home, repo, on_wait=self.on_wait) as run:
             if run.swept:
                 self._store.sweep_orphans()
             yield run
@@ -121,6 +127,7 @@ class Index:
             progress=progress,
             workers=workers,
             replace=replace,
+            on_wait=self.on_wait,
         )
 
     def put_document(

@@ -25,7 +25,7 @@ from docmunch.formats import supported_suffixes
 from docmunch.index.document import PreparedDoc
 from docmunch.index.prepare import Prepared, prepare_files
 from docmunch.index.records import FileError, IndexReport
-from docmunch.index.runlock import RepoRun
+from docmunch.index.runlock import RepoRun, WaitNotice
 from docmunch.index.store import Store
 from docmunch.index.versions import check_new_name, with_version
 from docmunch.index.walk import WalkFile, display_name, looks_binary, read_regular, walk
@@ -110,6 +110,7 @@ def index_path(
     workers: int | None = None,
     version: str | None = None,
     replace: bool = False,
+    on_wait: WaitNotice | None = None,
 ) -> IndexReport:
     """Index a folder (recursively) or one file.
 
@@ -132,6 +133,9 @@ def index_path(
             :class:`RepoExists` error: two folders that share a name (``a/docs``, ``b/docs``)
             must not silently replace each other. The same source, a file or folder inside it,
             a folder holding the recorded file and a file beside it are never a conflict.
+        on_wait: told when the run waits for another run of the same repo, and when that
+            wait ends (:data:`docmunch.index.runlock.WaitNotice`); the folder is walked
+            before the wait, everything else (hashing against the index included) after it.
 
     Returns:
         The :class:`IndexReport` (``sections`` = total in the repo after the run).
@@ -141,6 +145,7 @@ def index_path(
         InvalidRepoName: the repo name or version breaks the rules of :mod:`docmunch.index.versions`.
         RepoExists: the repo holds another source and ``replace`` is false.
         IndexStoreError: the store cannot be written.
+        LimitExceeded: another run held the repo longer than ``REPO_LOCK_WAIT_SECONDS``.
     """
     started = time.perf_counter()
     if repo is not None and not repo.strip():
@@ -180,7 +185,7 @@ def index_path(
     else:
         raise SourceError(f"not a regular file or folder: {path}", path=str(path))
 
-    with RepoRun(store.home, name) as run:
+    with RepoRun(store.home, name, on_wait=on_wait) as run:
         if run.swept:
             store.sweep_orphans()
         existed = store.conn.execute("SELECT 1 FROM repos WHERE name = ?", (name,)).fetchone() is not None

@@ -87,8 +87,18 @@ def unpack_postings(blob: bytes | None) -> tuple[IdArray, ImpactArray]:
 
 
 def _without(blob: bytes | None, doomed: IdArray) -> bytes:
+    """``blob`` without the postings of ``doomed`` (ascending, distinct ids); ``blob`` itself when
+    it holds none of them. A binary search per posting: ``np.isin`` cost ~60 µs a call, and a
+    batch replacing 300 documents filters some 40 000 segments."""
     ids, impacts = unpack_postings(blob)
-    keep = ~np.isin(ids, doomed)
+    if not ids.size or not doomed.size:
+        return blob or b""
+    where = np.searchsorted(doomed, ids)
+    np.minimum(where, doomed.size - 1, out=where)
+    hit = doomed[where] == ids
+    if not hit.any():
+        return blob or b""
+    keep = ~hit
     return pack_postings(ids[keep], impacts[keep])
 
 
@@ -388,8 +398,8 @@ def delete_section_terms(
         conn.execute(f"DELETE FROM section_terms WHERE section_id IN ({marks})", chunk)
     if not df:
         return
-    doomed_sections = np.asarray(sorted(section_ids), dtype=_ID)
-    doomed_docs = np.asarray(sorted(doc_ids), dtype=_ID)
+    doomed_sections = np.unique(np.asarray(section_ids, dtype=_ID))
+    doomed_docs = np.unique(np.asarray(doc_ids, dtype=_ID))
     touched = sorted(df)
     updates: list[tuple[bytes, bytes, int]] = []
     empty: list[tuple[int]] = []
@@ -400,10 +410,10 @@ def delete_section_terms(
             f"SELECT id, sections, docs FROM postings WHERE term_id IN ({marks})", chunk
         ):
             kept = (_without(sections, doomed_sections), _without(docs, doomed_docs))
-            if kept[0] or kept[1]:
-                updates.append((*kept, rowid))
-            else:
+            if not (kept[0] or kept[1]):
                 empty.append((rowid,))
+            elif len(kept[0]) != len(sections or b"") or len(kept[1]) != len(docs or b""):
+                updates.append((*kept, rowid))
     conn.executemany("UPDATE postings SET sections = ?, docs = ? WHERE id = ?", updates)
     conn.executemany("DELETE FROM postings WHERE id = ?", empty)
     conn.executemany(

@@ -6,6 +6,13 @@ first and discards the raw files no row refers to after the commit; the function
 run the SQL: a repo row (:func:`upsert_repo`, :func:`drop_repo_rows` with everything under
 it), a document's ``docs``, ``sections``, ``blocks`` and search rows (:func:`write_doc`,
 :func:`delete_doc_rows`). Times are written as :func:`utc_now` formats them.
+
+Replacing stored documents: a batch first takes all of them out of the term index at once
+(:func:`clear_terms`, one pass over the postings of the terms they held), then writes each.
+Taking them out one by one read every segment of each of a document's terms once per
+document — and, flushing the batch's queued postings before each, made a new segment per
+document — so re-indexing k8s-zh's 148 files over themselves (``--full``) spent 1.4 million
+postings filters and ~100 s instead of ~3 s.
 """
 
 from __future__ import annotations
@@ -13,12 +20,24 @@ from __future__ import annotations
 import datetime
 import sqlite3
 import time
+from collections.abc import Sequence
 
 from docmunch.index import fts, versions
 from docmunch.index.document import PreparedDoc
 from docmunch.index.postings import TermCache, TermWriter, delete_section_terms
 
-__all__ = ["delete_doc_rows", "drop_repo_rows", "is_utc_time", "upsert_repo", "utc_now", "write_doc"]
+__all__ = [
+    "clear_terms",
+    "delete_doc_rows",
+    "drop_repo_rows",
+    "is_utc_time",
+    "upsert_repo",
+    "utc_now",
+    "write_doc",
+]
+
+_CHUNK = 500
+"""Ids or paths per ``IN (…)`` list (below SQLite's default limit of 999 variables)."""
 
 
 def utc_now() -> str:
@@ -85,12 +104,54 @@ def drop_repo_rows(conn: sqlite3.Connection, repo_id: int, term_cache: TermCache
     return [str(h) for _, h in docs]
 
 
+def clear_terms(conn: sqlite3.Connection, repo_id: int, doc_paths: Sequence[str]) -> set[int]:
+    """Take the stored documents of ``repo_id`` at ``doc_paths`` out of the term index in one pass
+    (their other rows stay until :func:`write_doc` replaces them, in the same transaction).
+
+    Returns:
+        The ids of the documents cleared (paths not stored are ignored); pass the set to
+        :func:`write_doc` as ``cleared``.
+    """
+    paths = list(dict.fromkeys(doc_paths))
+    doc_ids: list[int] = []
+    for start in range(0, len(paths), _CHUNK):
+        chunk = paths[start : start + _CHUNK]
+        marks = ",".join("?" * len(chunk))
+        doc_ids.extend(
+            int(row[0])
+            for row in conn.execute(
+                f"SELECT id FROM docs WHERE repo_id = ? AND doc_path IN ({marks})", (repo_id, *chunk)
+            )
+        )
+    if not doc_ids:
+        return set()
+    section_ids: list[int] = []
+    for start in range(0, len(doc_ids), _CHUNK):
+        chunk_ids = doc_ids[start : start + _CHUNK]
+        marks = ",".join("?" * len(chunk_ids))
+        found = conn.execute(f"SELECT id FROM sections WHERE doc_id IN ({marks})", chunk_ids)
+        section_ids.extend(int(row[0]) for row in found)
+    delete_section_terms(conn, section_ids, doc_ids)
+    return set(doc_ids)
+
+
 def write_doc(
-    conn: sqlite3.Connection, repo_id: int, doc: PreparedDoc, terms: TermWriter, *, legacy: bool
+    conn: sqlite3.Connection,
+    repo_id: int,
+    doc: PreparedDoc,
+    terms: TermWriter,
+    *,
+    legacy: bool,
+    cleared: set[int] | None = None,
 ) -> list[str]:
     """Insert or replace one prepared document (its legacy FTS rows too when ``legacy``: the
     repo's FTS table is filled, :mod:`docmunch.index.fts`); returns the raw hash it replaced
-    (if any)."""
+    (if any).
+
+    ``cleared``: ids of documents already out of the term index (:func:`clear_terms`); the
+    replaced document's id is removed from it, so a second copy of one document in a batch
+    takes the first copy's queued terms out the slow way.
+    """
     old = conn.execute(
         "SELECT id, raw_hash FROM docs WHERE repo_id = ? AND doc_path = ?", (repo_id, doc.doc_path)
     ).fetchone()
@@ -104,8 +165,12 @@ def write_doc(
         doc_id = int(cur.lastrowid or 0)
     else:
         doc_id = int(old[0])
-        terms.flush()  # the old rows may still be queued (same document twice in one batch)
-        delete_doc_rows(conn, doc_id, keep_doc=True)
+        if cleared is not None and doc_id in cleared:
+            cleared.discard(doc_id)
+            delete_doc_rows(conn, doc_id, keep_doc=True, terms=False)
+        else:
+            terms.flush()  # the old rows may still be queued (same document twice in one batch)
+            delete_doc_rows(conn, doc_id, keep_doc=True)
         conn.execute(
             "UPDATE docs SET title = ?, source_kind = ?, source_ref = ?, source_hash = ?, "
             "raw_hash = ?, bytes = ?, meta = ?, indexed_at = ? WHERE id = ?",

@@ -7,7 +7,10 @@ ended up half one tree and half the other. A run now holds an exclusive ``flock`
 the same repo waits (at most :data:`REPO_LOCK_WAIT_SECONDS`), then sees the first one's
 result and applies its own tree completely. Runs of different repos do not wait for each
 other. ``flock`` locks belong to the open file, so the kernel releases them when a process
-dies, ``kill -9`` included: a crash never leaves a repo locked.
+dies, ``kill -9`` included: a crash never leaves a repo locked. A waiting run says so once
+(:data:`WaitNotice`: the CLI prints one line naming the other run's pid and start time) and
+tells again when it holds the repo, so its progress clock can start then (an ETA counted
+from before the wait came out as hours). Readers never take this lock.
 
 **Journal.** While it runs, the lock file holds a one-line JSON journal ``{"state":
 "running", "pid", "started_at"}``; a run that ends (successfully or with an error) empties
@@ -32,6 +35,7 @@ import hashlib
 import json
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -39,13 +43,22 @@ from typing import Any
 from docmunch.errors import IndexStoreError
 from docmunch.limits import Limit
 
-__all__ = ["LOCK_DIR", "REPO_LOCK_WAIT_SECONDS", "RepoRun", "run_state", "stale_runs"]
+__all__ = ["LOCK_DIR", "REPO_LOCK_WAIT_SECONDS", "RepoRun", "WaitNotice", "run_state", "stale_runs"]
 
 LOCK_DIR = "locks"
 """Folder under the docmunch home that holds one lock file per repo ever written."""
 REPO_LOCK_WAIT_SECONDS = Limit("REPO_LOCK_WAIT_SECONDS", 600, "seconds")
 """How long a run waits for another run of the same repo to finish before giving up."""
 _POLL_SECONDS = 0.05
+"""Seconds between two tries of a held lock (a held ``flock`` cannot be waited for with a deadline)."""
+_NAMELESS_SECONDS = 0.5
+"""How long a waiting run looks for the holder's journal (written just after it took the lock)
+before saying it waits without naming the holder's pid."""
+
+WaitNotice = Callable[[str | None], None]
+"""``notice(message)`` once when a run has to wait for another run of its repo (``message``: one
+line naming the repo and, when known, the other run's pid and start time), then
+``notice(None)`` once it holds the repo. Not called when the repo is free."""
 
 
 def _lock_path(home: Path, repo: str) -> Path:
@@ -120,11 +133,18 @@ def stale_runs(home: Path) -> list[dict[str, Any]]:
     return found
 
 
+def _who(holder: dict[str, Any]) -> str:
+    """``another docmunch run (pid N, started T)`` from a holder's journal (``?`` when unknown)."""
+    return f"another docmunch run (pid {holder.get('pid', '?')}, started {holder.get('started_at', '?')})"
+
+
 class RepoRun:
     """``with RepoRun(home, repo) as run:`` — the exclusive writer of ``repo`` (see module
     docstring). :attr:`interrupted` is the journal of a previous run of this repo that was
     killed, else ``None``; :attr:`swept` is true when this run found any crashed run's
     leftovers to clean (the caller then sweeps the raw cache).
+
+    ``on_wait`` hears when the run has to wait for another one (:data:`WaitNotice`).
 
     Raises (on enter):
         LimitExceeded: another run of the repo held it for longer than
@@ -132,10 +152,13 @@ class RepoRun:
         IndexStoreError: the lock file cannot be created.
     """
 
-    def __init__(self, home: Path, repo: str) -> None:
+    def __init__(self, home: Path, repo: str, *, on_wait: WaitNotice | None = None) -> None:
         self.path = _lock_path(home, repo)
         self.home = home
         self.repo = repo
+        self.on_wait = on_wait
+        self.waited_s = 0.0
+        """Seconds this run waited for another run of its repo (0 when it was free)."""
         self.interrupted: dict[str, Any] | None = None
         self.swept = False
         self._fd = -1
@@ -168,19 +191,31 @@ class RepoRun:
 
     def _acquire(self, fd: int) -> None:
         wait = REPO_LOCK_WAIT_SECONDS.value()
-        deadline = time.monotonic() + wait
+        started = time.monotonic()
+        deadline = started + wait
+        told = False
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return
+                break
             except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    holder = _read_journal(fd) or {}
+                now = time.monotonic()
+                holder = _read_journal(fd) or {}
+                if now >= deadline:
                     raise REPO_LOCK_WAIT_SECONDS.exceeded(
-                        f"repo {self.repo!r} is being written by another docmunch run "
-                        f"(pid {holder.get('pid', '?')}, started {holder.get('started_at', '?')})",
+                        f"repo {self.repo!r} is being written by {_who(holder)}"
                     ) from None
+                named = "pid" in holder or now - started >= _NAMELESS_SECONDS
+                if not told and self.on_wait is not None and named:
+                    told = True
+                    self.on_wait(
+                        f"repo {self.repo!r} is being written by {_who(holder)}; "
+                        f"waiting for it to finish (at most {wait:g} s)"
+                    )
                 time.sleep(_POLL_SECONDS)
+        self.waited_s = time.monotonic() - started
+        if told and self.on_wait is not None:
+            self.on_wait(None)
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None

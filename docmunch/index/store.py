@@ -221,10 +221,11 @@ class Store(Connections):
                 repo_id = rows.upsert_repo(conn, repo, source)
                 terms = TermWriter(conn, self._terms)
                 legacy = fts.filled(conn, repo_id)
+                cleared = rows.clear_terms(conn, repo_id, [d.doc_path for d in docs])  # one pass
                 for doc in docs:
                     if not self.raw.path_for(doc.raw_hash).is_file():
                         self.raw.put(doc.data, sync=True)  # removed by a concurrent clean-up
-                    replaced.extend(rows.write_doc(conn, repo_id, doc, terms, legacy=legacy))
+                    replaced.extend(rows.write_doc(conn, repo_id, doc, terms, legacy=legacy, cleared=cleared))
                 terms.flush()
         except sqlite3.IntegrityError:
             if len(docs) == 1:
