@@ -25,6 +25,7 @@ line and exits 1, the MCP server turns it into a tool error. Builtin ``ValueErro
     │   ├── NoTextLayer             scanned PDF without text; OCR is not supported
     │   └── PasswordRequired        encrypted PDF/DOCX; pass --password
     ├── SourceError                 a source (folder, file, repo) cannot be read (path)
+    │   └── NothingToIndex          a folder holds no file of a known format (path, files_seen)
     ├── LimitExceeded               an input is over a resource limit (limit, value, env, path)
     ├── ConfigError                 a setting (environment variable) has an invalid value (name)
     ├── IndexStoreError             the SQLite store or raw cache is unusable (path)
@@ -63,6 +64,7 @@ __all__ = [
     "LimitExceeded",
     "NetworkError",
     "NoTextLayer",
+    "NothingToIndex",
     "PackCorrupt",
     "PackError",
     "PackSchemaError",
@@ -217,6 +219,18 @@ class SourceError(DocmunchError):
     def __init__(self, message: str, *, path: str | None = None) -> None:
         super().__init__(message)
         self.path = path
+
+
+class NothingToIndex(SourceError):
+    """A folder holds no file of a known format, so a new repo would be empty (none is created).
+
+    ``files_seen`` is how many files the walk looked at (hidden, ignored and other-type files
+    included); the message says how many of them had another type, and which suffixes count.
+    """
+
+    def __init__(self, message: str, *, path: str | None = None, files_seen: int = 0) -> None:
+        super().__init__(message, path=path)
+        self.files_seen = files_seen
 
 
 class LimitExceeded(DocmunchError):

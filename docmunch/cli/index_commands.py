@@ -138,9 +138,11 @@ def _run_outcome(report: IndexReport, args: argparse.Namespace) -> int:
     the count), each
     warning one ``docmunch: warning PATH: MESSAGE`` line, and each skipped file one
     ``docmunch: skipped PATH: REASON`` line (more than :data:`_LISTED_SKIPS` skips are summed
-    up per reason; ``--json`` lists them all). The run exits 1 when it had errors and nothing
-    was indexed or unchanged (the whole request failed), else 0: one bad file in a folder is
-    reported, never fatal.
+    up per reason; ``--json`` lists them all). A folder that now holds no file of a known
+    format (:attr:`~docmunch.index.IndexReport.nothing_to_index`) is one ``docmunch: MESSAGE``
+    line. The run exits 1 when it had errors and nothing was indexed or unchanged (the whole
+    request failed), or when the folder held no file of a known format; else 0: one bad file
+    in a folder is reported, never fatal.
     """
     if args.json:
         _emit_json(report.to_json())
@@ -174,8 +176,10 @@ def _run_outcome(report: IndexReport, args: argparse.Namespace) -> int:
                 count = f" (and {same[message] - 1} more with the same error; --json lists them)"
                 same[message] = 0
             sys.stderr.write(f"docmunch: error {_printable(err.path)}: {message}{count}\n")
+        if report.nothing_to_index is not None:
+            sys.stderr.write(f"docmunch: {_one_line(report.nothing_to_index)}\n")
     failed = bool(report.errors) and report.docs_indexed == 0 and report.docs_unchanged == 0
-    return 1 if failed else 0
+    return 1 if failed or report.nothing_to_index is not None else 0
 
 
 def _url_repo(url: str, args: argparse.Namespace) -> str | None:

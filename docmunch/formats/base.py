@@ -33,7 +33,12 @@ class Rendition:
     source_kind: str
     """``"markdown"``, ``"text"``, ``"html"``, ``"url"``, ``"docx"``, ``"pdf"``, ``"rst"``, …"""
     title: str | None = None
-    """Document title found by the converter (overrides the sectioner's guess when set)."""
+    """Document title found by the converter (overrides the sectioner's guess when set); may
+    be the text of its first heading."""
+    declared_title: str | None = None
+    """The title the source declares outside its body text — DOCX core ``dc:title``, PDF
+    ``/Title``, an HTML page's metadata title, MDX front matter — or ``None``. It names the
+    preamble (text before the first heading), which must never take a later heading's text."""
     blocks: tuple[Block, ...] = ()
     """Addressable blocks in document order (empty for Markdown/text sources)."""
     source_ref: str | None = None

@@ -136,6 +136,7 @@ class _DocxRenderer:
             markdown=self.writer.getvalue(),
             source_kind="docx",
             title=title or core_title,
+            declared_title=core_title,
             blocks=tuple(self.writer.blocks),
             source_ref=source,
             meta={

@@ -21,7 +21,8 @@ inferred from formatting (the habit of authors who never use heading styles; cf.
   the whole paragraph bold — 1; a numbering pattern (``第X章``, ``一、``, ``（一）``,
   ``1.``, ``1.2.3``, ``3 Title``, ``附录A``) — 1; centred — 1.
   A paragraph qualifies with weight ≥ 2 that includes a larger size or bold.
-* Vetoes: table cells; captions (``图1``, ``表 2``, ``Table 2``, ``Figure 3``); sentence-like
+* Vetoes: table cells; captions (``图1``, ``表 2``, ``Table 2``, ``Figure 3``); continuation
+  marks (``Results (continued)``, ``ESTIMATED COSTS—Continued``); sentence-like
   text (ends with ``。．.;；:：,，!?！？`` or is longer than 60 characters); and the whole
   inference when candidates would cover more than 60 % of the non-empty paragraphs or 40 % of
   the characters (a document written all in bold/large type has no visible hierarchy).

@@ -42,6 +42,7 @@ from typing import IO, Literal
 from lxml import etree
 
 from docmunch.errors import ConvertError
+from docmunch.formats.titles import title_property
 from docmunch.limits import Limit
 
 __all__ = [
@@ -250,7 +251,8 @@ class DocxPackage:
             return None
 
     def core_title(self) -> str | None:
-        """``dc:title`` of the core properties part (``docProps/core.xml``), else ``None``."""
+        """``dc:title`` of the core properties part (``docProps/core.xml``), whitespace
+        collapsed, else ``None`` (also for a placeholder: :func:`~docmunch.formats.titles.title_property`)."""
         if self._core is None:
             return None
         try:
@@ -260,7 +262,7 @@ class DocxPackage:
         if root is None:
             return None
         title = root.find(f"{{{_DC}}}title")
-        return (title.text or None) if title is not None else None
+        return title_property(title.text) if title is not None else None
 
     def body_blocks(self) -> Iterator[etree._Element]:
         """The top-level children of ``w:body`` in order, each complete and still attached

@@ -4,14 +4,24 @@ Patterns come from the numbering conventions of Chinese official documents (GB/T
 §7.3.3: ``一、`` → ``（一）`` → ``1.`` → ``（1）``, chapters ``第X章``), of decimal outline
 numbering (ISO 2145: ``1``, ``1.2``, ``1.2.3``) and of English report headings
 (``Chapter 3``, ``Appendix A``). Caption prefixes (``图1``, ``表 2``, ``Figure 3``, ``Table 2``)
-veto a candidate: captions are set apart like headings but label figures and tables.
+veto a candidate: captions are set apart like headings but label figures and tables. So does
+a continuation mark (:func:`is_continuation`): a table caption or heading repeated on the next
+page as ``ESTIMATED COSTS—Continued`` or ``Results (cont.)`` goes on with something begun
+earlier, and as a heading it would take every later section as its child.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["MAX_CHAR_SHARE", "MAX_HEADING_CHARS", "MAX_PARA_SHARE", "is_numbered", "vetoed_text"]
+__all__ = [
+    "MAX_CHAR_SHARE",
+    "MAX_HEADING_CHARS",
+    "MAX_PARA_SHARE",
+    "is_continuation",
+    "is_numbered",
+    "vetoed_text",
+]
 
 NUMBERING = re.compile(
     r"^(?:第[一二三四五六七八九十百零〇\d]+[章节篇部分条]"
@@ -25,6 +35,18 @@ NUMBERING = re.compile(
 CAPTION = re.compile(
     r"^(?:图|表|figure|fig\.|table|chart|listing)\s*[\d一二三四五六七八九十]", re.IGNORECASE
 )
+_CONTINUED = r"(?:continued|cont(?:['’]?d|\.))"
+CONTINUATION = re.compile(
+    rf"(?:[(\[]\s*{_CONTINUED}\s*[)\]]"  # Results (continued), Table 2 [cont'd]
+    rf"|[—–‐-]\s*{_CONTINUED}"  # ESTIMATED COSTS—Continued, Part 2 - cont.
+    rf"|,\s*{_CONTINUED}"  # Results, continued
+    rf"|^{_CONTINUED})\s*$"  # Continued, cont.
+    rf"|^[(\[]?\s*{_CONTINUED}\s*(?:[)\]:—–‐-]|(?:from|on)\b)",  # (Continued) Table 3, Continued from p. 4
+    re.IGNORECASE,
+)
+"""A continuation mark: ``continued``, ``cont.``, ``cont'd``/``contd`` in parentheses or
+brackets, after a dash or a comma at the end, alone, or leading (``Continued from page 4``).
+A bare trailing word (``To Be Continued``, ``Continued Fractions``) is no mark."""
 SENTENCE_END = frozenset("。．.;；:：,，!?！？")
 MAX_HEADING_CHARS = 60
 """Longer text reads as a sentence, not a heading (characters, CJK or not)."""
@@ -39,11 +61,19 @@ def is_numbered(text: str) -> bool:
     return NUMBERING.match(text) is not None
 
 
+def is_continuation(text: str) -> bool:
+    """``text`` (a candidate heading, whitespace-normalised) is marked as the continuation of
+    an earlier heading or caption (:data:`CONTINUATION`): body text, not a new heading."""
+    return CONTINUATION.search(text) is not None
+
+
 def vetoed_text(text: str) -> bool:
-    """Empty, without letters (page numbers), too long, ends like a sentence, or a caption."""
+    """Empty, without letters (page numbers), too long, ends like a sentence, a caption, or a
+    continuation of an earlier heading or caption."""
     return (
         not any(ch.isalpha() for ch in text)
         or len(text) > MAX_HEADING_CHARS
         or text[-1] in SENTENCE_END
         or CAPTION.match(text) is not None
+        or is_continuation(text)
     )

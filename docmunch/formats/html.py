@@ -168,6 +168,7 @@ def render_article(
         markdown=markdown.encode("utf-8"),
         source_kind=source_kind,
         title=article.title,
+        declared_title=article.title,  # JSON-LD, meta tags, else <title>: the page's metadata
         source_ref=source_ref,
         meta={**article_meta(article), "anchors": anchors, **(meta or {})},
     )

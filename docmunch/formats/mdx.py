@@ -116,8 +116,9 @@ def render_mdx(path: Path, data: bytes, *, password: str | None = None) -> Rendi
     front_data = front.data if front else {}
     headings = heading_specs(view, front=front_data)
     title = front_data.get("title")
+    declared = str(title).strip() or None if isinstance(title, str | int | float) else None
     return Rendition(markdown=data, source_kind="mdx", source_ref=str(path), headings=tuple(headings),
-                     title=str(title).strip() or None if isinstance(title, str | int | float) else None)
+                     title=declared, declared_title=declared)
 
 
 def _front_matter_lines(view: str) -> int:

@@ -35,6 +35,7 @@ from docmunch.formats.pdf_limits import PDF_MAX_MEMORY_BYTES, PDF_MAX_SECONDS, P
 from docmunch.formats.pdf_outline import read_outline
 from docmunch.formats.pdf_tags import heading_mcids
 from docmunch.formats.pdf_text import Dehyphenator, GlyphReport
+from docmunch.formats.titles import title_property
 
 __all__ = ["render_pdf", "render_pdf_in_process"]
 
@@ -162,10 +163,12 @@ def _render(pdf: pdfium.PdfDocument, source: str, *, use_outline: bool = True) -
                 writer.unit("#" * syn_level + " " + escape_inline(syn_title))
                 headings += 1
     metadata = pdf.get_metadata_dict(skip_empty=True)
+    declared = title_property(metadata.get("Title"))
     return Rendition(
         markdown=writer.getvalue(),
         source_kind="pdf",
-        title=_metadata_title(metadata.get("Title")) or title,
+        title=declared or title,
+        declared_title=declared,
         blocks=tuple(writer.blocks),
         source_ref=source,
         meta={
@@ -190,18 +193,6 @@ def _source(matched: int, tagged: int, inferred: int) -> str:
     if matched + tagged >= 2:
         return "tags"
     return "inferred" if inferred else "none"
-
-
-def _metadata_title(value: str | None) -> str | None:
-    """The Info dictionary's /Title unless it is a placeholder (``untitled``, a file name,
-    Word's ``Microsoft Word - name.doc``)."""
-    title = " ".join((value or "").split())
-    lowered = title.lower()
-    if not title or lowered in ("untitled", "title", "no title") or lowered.startswith("microsoft word - "):
-        return None
-    if lowered.endswith((".doc", ".docx", ".pdf", ".tex", ".dvi", ".indd")):
-        return None
-    return title
 
 
 def _groups(page: PdfPage) -> list[tuple[Group, int | None]]:

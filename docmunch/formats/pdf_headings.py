@@ -16,7 +16,8 @@ Strongest evidence first (each used only when the ones before found fewer than t
    :data:`READABLE_SECTION_CHARS`: any group of at most two lines that is all bold qualifies
    too (reports and registers set subheadings in bold at body size or smaller: "Background",
    "(a) Comments Due Date"). Vetoes for every candidate: no letters, longer than 60 characters,
-   ends like a sentence, a caption (:mod:`docmunch.formats.heading_rules`); a tier is dropped
+   ends like a sentence, a caption, a continuation mark (``ESTIMATED COSTS—Continued``: a
+   caption or heading repeated on the next page; :mod:`docmunch.formats.heading_rules`); a tier is dropped
    when, with it, candidates would exceed 60 % of the groups or 40 % of the characters (an
    all-bold document). Levels rank the candidates' looks — rounded size, then bold — larger
    first, so a tier-2 look equal to a tier-1 look shares its level.

@@ -41,10 +41,11 @@ def parse_rendition(rendition: Rendition, *, repo: str, doc_path: str) -> Parsed
     """
     if rendition.source_kind == "text":
         return split_text(rendition.markdown, repo=repo, doc_path=doc_path)
+    declared = rendition.declared_title
     if rendition.headings is not None:
         return split_at_headings(rendition.markdown, rendition.headings, repo=repo, doc_path=doc_path,
-                                 title=rendition.title)
-    return split_markdown(rendition.markdown, repo=repo, doc_path=doc_path)
+                                 title=rendition.title, declared_title=declared)
+    return split_markdown(rendition.markdown, repo=repo, doc_path=doc_path, declared_title=declared)
 
 
 @dataclass(frozen=True, slots=True)

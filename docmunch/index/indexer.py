@@ -10,7 +10,9 @@ writes the batch, so a crash loses at most the uncommitted batch and never leave
 half-written document. A file that cannot be read, rendered or sectioned becomes an
 ``errors`` entry and keeps its previous index entry. After a folder walk, documents whose
 file disappeared (or is now excluded or skipped) are removed. Indexing a single file never
-removes other documents.
+removes other documents. A folder with no file of a known format is never a silent
+"0 indexed": a new repo is refused (:class:`~docmunch.errors.NothingToIndex`), an existing one
+is emptied with a note (``IndexReport.nothing_to_index``; docs/cli.md says why).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from docmunch.errors import DocmunchError, InvalidRepoName, RepoExists, SourceError
+from docmunch.errors import DocmunchError, InvalidRepoName, NothingToIndex, RepoExists, SourceError
 from docmunch.formats import supported_suffixes
 from docmunch.index.document import PreparedDoc
 from docmunch.index.prepare import Prepared, prepare_files
@@ -28,7 +30,7 @@ from docmunch.index.records import FileError, IndexReport
 from docmunch.index.runlock import RepoRun, WaitNotice
 from docmunch.index.store import Store
 from docmunch.index.versions import check_new_name, with_version
-from docmunch.index.walk import WalkFile, display_name, looks_binary, read_regular, walk
+from docmunch.index.walk import WalkFile, WalkResult, display_name, looks_binary, read_regular, walk
 
 __all__ = ["DEFAULT_MAX_FILE_BYTES", "Progress", "index_path"]
 
@@ -141,6 +143,9 @@ def index_path(
         The :class:`IndexReport` (``sections`` = total in the repo after the run).
 
     Raises:
+        NothingToIndex: ``path`` is a folder with no file of a known format and the repo does
+            not exist (none is created). For an existing repo the run removes its documents
+            and says so in :attr:`IndexReport.nothing_to_index` instead.
         SourceError: ``path`` does not exist or is neither a folder nor a regular file.
         InvalidRepoName: the repo name or version breaks the rules of :mod:`docmunch.index.versions`.
         RepoExists: the repo holds another source and ``replace`` is false.
@@ -161,12 +166,17 @@ def index_path(
     root = path.resolve()
     suffixes = supported_suffixes()
     skipped: list[tuple[str, str]] = []
+    no_known_files: str | None = None  # the folder holds no file of a known format: why
+    files_seen = 0
     if root.is_dir():
         name = with_version(repo or root.name or "root", version)
         walked = walk(root, suffixes=suffixes, max_file_bytes=max_file_bytes, exclude=exclude)
         files = list(walked.files)
         skipped.extend(walked.skipped)
         source = str(root)
+        files_seen = walked.seen
+        if walked.candidates == 0:
+            no_known_files = _no_known_files(root, walked, suffixes)
     elif root.is_file():
         name = with_version(repo or root.parent.name or "root", version)
         if root.suffix.lower() not in suffixes:
@@ -191,6 +201,8 @@ def index_path(
         existed = store.conn.execute("SELECT 1 FROM repos WHERE name = ?", (name,)).fetchone() is not None
         if not existed:
             check_new_name(name)  # the repo row is created by the first commit, not before
+            if no_known_files is not None:
+                raise NothingToIndex(no_known_files, path=source, files_seen=files_seen)
         elif not replace:
             _check_same_source(store, name, root)
         known = store.source_hashes(name)
@@ -259,6 +271,12 @@ def index_path(
                 (name,),
             ).fetchone()[0]
         )
+        if no_known_files is not None:
+            emptied = f"removed its {removed} document{'' if removed == 1 else 's'}; " if removed else ""
+            no_known_files = (
+                f"{no_known_files}; {emptied}repo {name!r} is kept with no document "
+                f"(delete it with docmunch delete {name}; MCP: delete_index)"
+            )
         return IndexReport(
             repo=name,
             docs_indexed=indexed,
@@ -271,7 +289,35 @@ def index_path(
             skipped_paths=tuple(p for p, _ in skipped),
             skipped_reasons=tuple(reason for _, reason in skipped),
             interrupted_run=run.interrupted,
+            nothing_to_index=no_known_files,
         )
+
+
+_NAMED_TYPES = 5
+"""Other suffixes named in a "no file of a known format" message at most (then ``…``)."""
+
+
+def _no_known_files(root: Path, walked: WalkResult, suffixes: frozenset[str]) -> str:
+    """One line saying that the folder ``root`` holds no file of a known format: the suffixes
+    that count, and how many files the walk looked at, had another type or were hidden/ignored.
+
+    E.g. ``nothing to index in /tmp/shots: no file of a known format (.docx .htm … .txt);
+    looked at 3 files, 3 skipped by type (.png 2, .jpg 1)``.
+    """
+    other = sum(count for _suffix, count in walked.other_types)
+    looked = f"looked at {walked.seen} file{'' if walked.seen == 1 else 's'}"
+    if other:
+        shown = walked.other_types[:_NAMED_TYPES]
+        named = ", ".join(f"{suffix or 'no suffix'} {count}" for suffix, count in shown)
+        more = ", …" if len(walked.other_types) > _NAMED_TYPES else ""
+        looked += f", {other} skipped by type ({named}{more})"
+    hidden = walked.seen - other - walked.candidates
+    if hidden:
+        looked += f", {hidden} hidden or ignored"  # dot-files, .gitignore, --exclude, secret names
+    return (
+        f"nothing to index in {display_name(str(root))}: no file of a known format "
+        f"({' '.join(sorted(suffixes))}); {looked}"
+    )
 
 
 def _repo_exists(store: Store, name: str) -> bool:

@@ -87,6 +87,11 @@ class IndexReport:
     """The journal (``{"state", "repo", "pid", "started_at"}``) of a previous run of this repo
     that was killed before it finished (see :mod:`docmunch.index.runlock`); ``None`` normally.
     This run completed the repo."""
+    nothing_to_index: str | None = None
+    """One line when the indexed folder holds no file of a known format (its repo existed, so
+    the run removed every document it had and kept the repo, empty); ``None`` normally. The
+    CLI prints it and exits 1. For a repo that does not exist yet the run raises
+    :class:`~docmunch.errors.NothingToIndex` instead."""
 
     def to_json(self) -> dict[str, Any]:
         details = self.skipped_details
@@ -111,6 +116,8 @@ class IndexReport:
             out["interrupted_run"] = {
                 k: self.interrupted_run.get(k) for k in ("repo", "pid", "started_at")
             }
+        if self.nothing_to_index is not None:  # likewise
+            out["nothing_to_index"] = self.nothing_to_index
         return out
 
 

@@ -31,6 +31,7 @@ import errno
 import fnmatch
 import os
 import stat
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -117,6 +118,14 @@ class WalkResult:
     """Files to index, sorted by doc_path."""
     skipped: tuple[tuple[str, str], ...]
     """``(doc_path, reason)`` of files refused by a safety rule."""
+    seen: int = 0
+    """Files (not folders) listed in the folders entered, before any rule dropped one."""
+    candidates: int = 0
+    """Of :attr:`seen`, the files whose suffix a renderer reads: indexed, or skipped by a safety
+    rule. Zero means the folder holds no file of a known format."""
+    other_types: tuple[tuple[str, int], ...] = ()
+    """``(suffix, files)`` of the files dropped because no renderer reads their suffix (lower
+    case with its dot, ``""`` for none), most frequent first, then by suffix."""
 
 
 def display_name(name: str) -> str:
@@ -268,13 +277,16 @@ def walk(
         exclude: extra patterns in ``.gitignore`` syntax, relative to the root.
 
     Returns:
-        The files to index and the skipped ones.
+        The files to index, the skipped ones, and how many files were looked at (all, of a
+        known format, of each other suffix).
     """
     root_real = root.resolve()
     allowed = {s.lower() for s in suffixes}
     rules: dict[str, list[IgnoreRule]] = {"": parse_lines(exclude, "") + _read_gitignore(root, "")}
     files: list[WalkFile] = []
     skipped: list[tuple[str, str]] = []
+    seen = candidates = 0
+    other_types: Counter[str] = Counter()
 
     def unlistable(exc: OSError) -> None:
         if exc.filename is None or Path(exc.filename) == root:
@@ -302,6 +314,7 @@ def walk(
             keep.append(name)
         dirnames[:] = keep
 
+        seen += len(filenames)
         for name in sorted(filenames):
             rel = f"{rel_dir}/{name}" if rel_dir else name
             if _is_secret(name):
@@ -309,8 +322,11 @@ def walk(
                 continue
             if name.startswith(".") or matches(active, rel, is_dir=False):
                 continue
-            if os.path.splitext(name)[1].lower() not in allowed:
+            suffix = os.path.splitext(name)[1].lower()
+            if suffix not in allowed:
+                other_types[suffix] += 1
                 continue
+            candidates += 1
             if _undecodable(name):
                 skipped.append((display_name(rel), "file name is not valid UTF-8"))
                 continue
@@ -321,7 +337,8 @@ def walk(
                 skipped.append((rel, reason))
 
     files.sort(key=lambda f: f.doc_path)
-    return WalkResult(tuple(files), tuple(skipped))
+    by_type = tuple(sorted(other_types.items(), key=lambda item: (-item[1], item[0])))
+    return WalkResult(tuple(files), tuple(skipped), seen, candidates, by_type)
 
 
 def _check_file(path: Path, rel: str, root_real: Path, max_file_bytes: int) -> tuple[WalkFile | None, str]:

@@ -17,8 +17,11 @@ Rules decided here:
   ``[body_start, len(data))`` exactly. So a heading's ``byte_start`` always points at its own
   line (its ``#``, or the 1–3 spaces of indentation before it), never at a BOM.
 * **Preamble.** A level-0 section (slug ``_preamble``) exists only when there is non-blank
-  text between the lead-in and the first heading. Its title is the document title, else the
-  file name; its ``line`` is the 0-based line where it starts.
+  text between the lead-in and the first heading. Its title is the title the document
+  declares — front matter ``title``, else the converter's title property (``declared_title``:
+  DOCX ``dc:title``, PDF ``/Title``, an HTML page's metadata title) — else the file name;
+  never the text of the heading that follows it (the preamble is what comes *before* that
+  heading). Its ``line`` is the 0-based line where it starts.
 * **Which headings start sections** (see :mod:`.outline`): only headings at the document's top
   nesting level, found on the dialect parse view (:mod:`.dialects`: template code blocks,
   admonitions and containers masked, same lines): a heading inside a blockquote, list item,
@@ -82,13 +85,18 @@ def section_id(repo: str, doc_path: str, slug_path: str, level: int) -> str:
     return f"{repo}::{doc_path}::{slug_path}#{level}"
 
 
-def split_markdown(data: bytes, *, repo: str, doc_path: str) -> ParsedDocument:
+def split_markdown(
+    data: bytes, *, repo: str, doc_path: str, declared_title: str | None = None
+) -> ParsedDocument:
     """Split a Markdown document into sections.
 
     Args:
         data: the file's bytes exactly as stored (BOM, CRLF and lone CR allowed).
         repo: repo name, the first part of every section id.
         doc_path: POSIX path of the document inside the repo.
+        declared_title: the title a converter read from the source's properties (DOCX
+            ``dc:title``, PDF ``/Title``), never a heading's text; with no front-matter
+            ``title`` it names the preamble and the document.
 
     Returns:
         A :class:`ParsedDocument` whose sections' own ranges tile ``[body_start, len(data))``.
@@ -124,17 +132,14 @@ def split_markdown(data: bytes, *, repo: str, doc_path: str) -> ParsedDocument:
     else:
         body_start = first_heading
 
-    doc_title = _front_title(front_data)
+    declared = _front_title(front_data) or declared_title or None
     sections = _build(
         headings, preamble if first_text is not None else None, _MD, env, end=end,
-        data=data, repo=repo, doc_path=doc_path, doc_title=doc_title, fm_lines=fm_lines, front=front_data,
+        data=data, repo=repo, doc_path=doc_path, doc_title=declared, fm_lines=fm_lines, front=front_data,
     )
-    if doc_title is None:
-        doc_title = next((s.title for s in sections if s.level == 1 and s.title), None)
-    if sections and sections[0].level == 0:
-        first = sections[0]
-        title = doc_title or PurePosixPath(doc_path).name
-        sections[0] = replace(first, title=title)
+    doc_title = declared or next((s.title for s in sections if s.level == 1 and s.title), None)
+    if sections and sections[0].level == 0:  # named by what precedes it, never the next heading
+        sections[0] = replace(sections[0], title=declared or PurePosixPath(doc_path).name)
     return ParsedDocument(
         title=doc_title,
         sections=tuple(sections),
@@ -184,6 +189,7 @@ def split_at_headings(
     repo: str,
     doc_path: str,
     title: str | None = None,
+    declared_title: str | None = None,
 ) -> ParsedDocument:
     """Split a document at section starts found by another parser (reStructuredText, MDX).
 
@@ -196,7 +202,9 @@ def split_at_headings(
         headings: section starts in document order; a first spec of level 0 is a preamble.
             Specs pointing past the end of the file are ignored.
         repo, doc_path: as for :func:`split_markdown`.
-        title: the document title, if the caller knows it.
+        title: the document title, if the caller knows it (may be a heading's text).
+        declared_title: the title the source declares outside its headings (MDX front
+            matter); names the preamble, else the file name does.
 
     Returns:
         A :class:`ParsedDocument` whose sections' own ranges tile ``[body_start, len(data))``.
@@ -227,10 +235,9 @@ def split_at_headings(
                       doc_path=doc_path, doc_title=title, fm_lines=0)
     anchors = {spec.line: spec.anchor for spec in headings if spec.anchor}
     sections = [replace(s, anchor=anchors.get(s.line, s.anchor)) if s.level else s for s in sections]
-    if title is None:
-        title = next((s.title for s in sections if s.level == 1), None)
-    if sections and sections[0].level == 0:
-        sections[0] = replace(sections[0], title=title or PurePosixPath(doc_path).name)
+    title = title or declared_title or next((s.title for s in sections if s.level == 1), None)
+    if sections and sections[0].level == 0:  # as in split_markdown: never the next heading's text
+        sections[0] = replace(sections[0], title=declared_title or PurePosixPath(doc_path).name)
     return ParsedDocument(title=title, sections=tuple(sections), body_start=body_start)
 
 

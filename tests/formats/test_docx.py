@@ -15,6 +15,7 @@ from markdown_it import MarkdownIt
 from docmunch.errors import ConvertError, LimitExceeded
 from docmunch.formats import render_file
 from docmunch.formats.docx import render_docx
+from docmunch.index.document import parse_rendition
 
 from .office import NS, W, cjk_count, document_paragraphs, md_headings, rendered
 
@@ -189,6 +190,42 @@ def _docx_with_body_xml(body_xml: str) -> bytes:
     buf = io.BytesIO()
     document.save(buf)
     return buf.getvalue()
+
+
+def _retitled(source: Path, title: str, target: Path) -> Path:
+    """``source`` saved as ``target`` with its core ``dc:title`` set to ``title`` (python-docx)."""
+    document = docx.Document(str(source))
+    document.core_properties.title = title
+    document.save(str(target))
+    return target
+
+
+def test_a_preamble_is_named_by_the_title_property_or_the_file_never_a_later_heading(
+    office: Path, tmp_path: Path
+) -> None:
+    """word_sample.docx opens with "Summer activities" (Subtitle style) before its Title-styled
+    first heading "Swimming in the lake"; its ``dc:title`` is empty. The preamble was titled
+    "Swimming in the lake", the text of the heading after it."""
+    path = office / "docx" / "word_sample.docx"
+    rendition = rendered(path)
+    doc = parse_rendition(rendition, repo="w", doc_path=path.name)
+    assert [(s.id.split("::")[2], s.title) for s in doc.sections] == [
+        ("_preamble#0", "word_sample.docx"),
+        ("swimming-in-the-lake#1", "Swimming in the lake"),
+        ("lets-swim#1", "Let’s swim!"),
+        ("lets-swim/lets-eat#2", "Let’s eat"),
+    ]
+    preamble = doc.sections[0]
+    assert rendition.markdown[preamble.byte_start : preamble.byte_end] == b"Summer activities\n\n"
+    assert rendition.title == "Swimming in the lake"  # the document's own title is unchanged
+
+    named = _retitled(path, "  Duck   holidays ", tmp_path / "named.docx")
+    doc = parse_rendition(rendered(named), repo="w", doc_path=named.name)
+    assert [s.title for s in doc.sections[:2]] == ["Duck holidays", "Swimming in the lake"]
+
+    placeholder = _retitled(path, "{{title}}", tmp_path / "placeholder.docx")  # an unfilled template field
+    doc = parse_rendition(rendered(placeholder), repo="w", doc_path=placeholder.name)
+    assert doc.sections[0].title == "placeholder.docx"
 
 
 def test_tracked_changes_keep_insertions_drop_deletions(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from docmunch.errors import ConvertError, NoTextLayer, PasswordRequired
 from docmunch.formats import render_file
 from docmunch.formats.pdf import render_pdf
 from docmunch.formats.pdf_outline import MAX_DEPTH, read_outline
+from docmunch.index.document import parse_rendition
 
 from .office import cjk_count, md_headings, rendered
 
@@ -104,6 +105,36 @@ def test_three_column_reading_order(pdfs: Path) -> None:
     headings = [t for _, t in md_headings(rendition.markdown)]
     assert "Proposed Rules" in headings
     assert not any(t.isdigit() for t in headings)  # running page numbers are no headings
+
+
+def test_a_continued_table_caption_is_no_heading(pdfs: Path) -> None:
+    """"ESTIMATED COSTS—Continued" (the cost table's caption repeated on its next page, set
+    large) stays body text, so the later sections keep "Proposed Rules" as their ancestor;
+    it used to be a level-2 heading that 29 sections (Authority …, PART 39, (a)–(q), the next
+    rule) were nested under."""
+    pdf = pdfs / "federal-register-2020-17221.pdf"
+    rendition = rendered(pdf)
+    doc = parse_rendition(rendition, repo="fr", doc_path=pdf.name)
+    by_title = {s.title: s for s in doc.sections}
+    assert not any("continued" in s.id.lower() or "continued" in s.title.lower() for s in doc.sections)
+    assert len(doc.sections) == 48  # 49 with the caption heading
+    prefix = f"fr::{pdf.name}::proposed-rules/"
+    for title, slug in [
+        ("Costs of Compliance", "costs-of-compliance"),
+        ("Authority for This Rulemaking", "authority-for-this-rulemaking"),
+        ("PART 39—AIRWORTHINESS DIRECTIVES", "part-39airworthiness-directives"),
+        ("(a) Comments Due Date", "part-39airworthiness-directives/a-comments-due-date"),
+        ("(p) Alternative Methods of Compliance (AMOCs)",
+         "part-39airworthiness-directives/p-alternative-methods-of-compliance-amocs"),
+        ("Airworthiness Directives; Pilatus Aircraft Ltd. Airplanes",
+         "airworthiness-directives-pilatus-aircraft-ltd-airplanes"),
+    ]:
+        section = by_title[title]
+        assert section.id.startswith(prefix + slug + "#"), section.id
+    costs = by_title["Costs of Compliance"]
+    assert costs.level == by_title["Authority for This Rulemaking"].level  # siblings again
+    body = rendition.markdown[costs.byte_start : costs.byte_end].decode()
+    assert "ESTIMATED COSTS—Continued" in body and "## ESTIMATED" not in body  # kept, as text
 
 
 def test_cjk_report(pdfs: Path, manifest: dict) -> None:

@@ -69,6 +69,9 @@ def test_walk_rules(tmp_path: Path) -> None:
     assert set(reasons) == {"big.md", "escape.md", "id_rsa.txt", "server.pem", ".env"}
     assert "larger than 1000 bytes" in reasons["big.md"]
     assert "outside" in reasons["escape.md"]
+    # 20 files in the folders entered (gen/, dot- and build folders are not), 9 of them of a
+    # known suffix (indexed or skipped by a safety rule), one of a suffix nothing reads
+    assert (result.seen, result.candidates, result.other_types) == (20, 9, ((".png", 1),))
 
 
 def test_index_counts_skipped_files_and_keeps_case(tmp_path: Path) -> None:
