@@ -38,6 +38,7 @@ from docmunch.index.rank import DOCUMENT_WEIGHT, FEEDBACK_SECTIONS, Ranker
 from docmunch.index.read import read_snippet
 from docmunch.index.records import SearchHit
 from docmunch.index.store import Store
+from docmunch.index.synonyms import variants
 
 __all__ = [
     "CANDIDATES",
@@ -105,6 +106,14 @@ product's name, ``Kubernetes`` in 65 % of k8s-en's pages) and still gain
 the candidates. Dev, validation and keywords unchanged; not for subsections, where the common
 word is mostly a verb (``When should you use a readiness probe?`` moved the keyword
 ``readiness probe`` 2 → 3; docs/search.md, round 13)."""
+VARIANT_TITLE_BOOST = 0.3
+"""Added when the query's terms equal the title's once one of them is replaced by one of its
+general variants (:mod:`docmunch.index.synonyms`): ``remove a namespace`` → ``Deleting a
+namespace``, ``stop a container`` → ``Terminating containers``. Less than
+:data:`TITLE_TERMS_BOOST`: the user's own word, where a title has it, still wins. Only for
+queries of at most :data:`VARIANT_TITLE_TERMS` terms (a title-like query)."""
+VARIANT_TITLE_TERMS = 4
+"""Most distinct query terms for which variant titles are looked for (:data:`VARIANT_TITLE_BOOST`)."""
 TITLED_CANDIDATES = 30
 """Sections titled like the query (exactly, or by :data:`TITLE_TERMS_BOOST`'s terms) that join
 the candidates (the best by own score)."""
@@ -242,6 +251,25 @@ def search(
     return hits
 
 
+def _variant_keys(key: str | None) -> tuple[str, ...]:
+    """Title keys made from the query's ``key`` by replacing one of its terms with one of its
+    variants (:func:`~docmunch.index.synonyms.variants`), sorted as :func:`title_key` sorts;
+    ``()`` for a query of more than :data:`VARIANT_TITLE_TERMS` terms."""
+    if not key:
+        return ()
+    asked = key.split(" ")
+    if len(asked) > VARIANT_TITLE_TERMS:
+        return ()
+    found: dict[str, None] = {}
+    for term in asked:
+        rest = [t for t in asked if t != term]
+        for other in variants(term):
+            if other not in rest:
+                found[" ".join(sorted([*rest, other]))] = None
+    found.pop(key, None)
+    return tuple(found)
+
+
 def _best_first(scores: Any) -> Any:
     """Index arrays of ``scores`` in chunks of :data:`CANDIDATES`, best first (the first chunk
     by a partial sort; the rest sorted only when filters make it needed)."""
@@ -270,6 +298,8 @@ class _Context:
         """The query's :func:`~docmunch.index.analyze.title_key` (:data:`TITLE_TERMS_BOOST`);
         ``None`` when it has no terms (``中``, a function word searched as a character), which
         no title matches."""
+        self.variant_keys = _variant_keys(self.query_key)
+        """Title keys of the query with one term replaced by a variant (:data:`VARIANT_TITLE_BOOST`)."""
         self.query_cjk = is_cjk(query)
         """The query holds a CJK character (:data:`LANGUAGE_MISMATCH`)."""
         self._named: dict[int, bool] = {}
@@ -367,8 +397,11 @@ class _Context:
             exact = f"title_fold IN ({marks})"
             named = self._named_keys()
             pages = f" OR (level <= 1 AND title_key IN ({','.join('?' * len(named))}))" if named else ""
-            sql = f"SELECT id, {exact} FROM sections WHERE {exact} OR title_key = ?{pages}"
-            rows = sorted(self.store.conn.execute(sql, (*keys, *keys, self.query_key, *named)).fetchall())
+            varied = self.variant_keys
+            others = f" OR title_key IN ({','.join('?' * len(varied))})" if varied else ""
+            sql = f"SELECT id, {exact} FROM sections WHERE {exact} OR title_key = ?{pages}{others}"
+            args = (*keys, *keys, self.query_key, *named, *varied)
+            rows = sorted(self.store.conn.execute(sql, args).fetchall())
             self._title_ids = np.asarray([row[0] for row in rows], dtype=np.int64)
             self._exact = np.asarray([bool(row[1]) for row in rows], dtype=bool)
         if not self._title_ids.size or not ids.size:
@@ -414,6 +447,8 @@ class _Context:
                     value += TITLE_TERMS_BOOST
                     if row[5] <= 1 and row[4] == row[14] and not self.exact_titled:  # the page's title
                         value += DEFINING_PAGE_BOOST
+                elif row[13] in self.variant_keys:
+                    value += VARIANT_TITLE_BOOST
                 cjk = self._cjk.get(row[0])
                 if cjk is None:
                     cjk = self._cjk[row[0]] = is_cjk(row[4]) or is_cjk(row[6])

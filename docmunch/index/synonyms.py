@@ -19,7 +19,7 @@ from functools import cache
 
 from docmunch.index.analyze import stem
 
-__all__ = ["GROUPS", "SYNONYM_WEIGHT", "expansions"]
+__all__ = ["GROUPS", "SYNONYM_WEIGHT", "expansions", "variants"]
 
 SYNONYM_WEIGHT = 0.3
 """Weight of an expansion term relative to the query term it comes from (dev set MRR@10:
@@ -145,3 +145,9 @@ def expansions(terms: list[str] | tuple[str, ...]) -> dict[str, float]:
             if other not in given:
                 out[other] = SYNONYM_WEIGHT
     return out
+
+
+def variants(term: str) -> tuple[str, ...]:
+    """The other stems of ``term``'s variant groups (``remov`` → ``delet``, ``eras``, …); ``()``
+    for a term in no group."""
+    return _table().get(term, ())
