@@ -66,11 +66,14 @@ def _cmd_search(args: argparse.Namespace) -> int:
         empty = None if hits else index.explain_empty(
             args.query, repo=args.repo, doc_path=args.doc, path_glob=args.glob
         )
+        unmatched = index.unmatched_words(args.query, repo=args.repo) if hits else ()
     latency = round((time.perf_counter() - started) * 1000, 2)
     if args.json:
         answer: dict[str, Any] = {"results": [h.to_json() for h in hits]}
         if empty is not None:
             answer["no_results"] = empty.to_json()
+        if unmatched:
+            answer["unmatched_words"] = list(unmatched)
         answer["_meta"] = {"latency_ms": latency, "sections_returned": len(hits), "query": args.query}
         _emit_json(answer)
     if empty is not None:  # like an unknown section or document: one line on stderr, exit 1
@@ -87,6 +90,11 @@ def _cmd_search(args: argparse.Namespace) -> int:
             console.print(f"{_HIT_INDENT}[dim]{_esc(h.summary)}[/]")
         if h.snippet:
             console.print(_esc(_indented(h.snippet)))
+    if unmatched:  # the results rest on the other words: say so once, after them
+        where = f"repo {_printable(args.repo)}" if args.repo is not None else "any repo"
+        listed = ", ".join(_printable(word) for word in unmatched)
+        sys.stdout.flush()
+        sys.stderr.write(f"docmunch: note: not in {where}: {listed}; the results match the other words\n")
     return 0
 
 

@@ -17,7 +17,7 @@ from docmunch.formats.base import Rendition
 from docmunch.index import indexer, pack, pack_import, read, verify, versions
 from docmunch.index import search as _search
 from docmunch.index.connections import default_home
-from docmunch.index.empty import EmptyReason, explain_empty
+from docmunch.index.empty import EmptyReason, explain_empty, unmatched_words
 from docmunch.index.records import (
     DocInfo,
     DocState,
@@ -268,6 +268,15 @@ class Index:
             min_level=min_level,
             max_level=max_level,
         )
+
+    def unmatched_words(self, query: str, *, repo: str | None = None) -> tuple[str, ...]:
+        """The query's content words that match nothing in the repos a search over ``repo``
+        covers (as written, at most 8); see :func:`docmunch.index.empty.unmatched_words`.
+
+        Raises:
+            RepoNotFound, UnknownVersion: ``repo`` is not indexed.
+        """
+        return unmatched_words(self._store, query, repo=repo)
 
     def section_repo(self, repo: str | None, section_id: str) -> str:
         """The full name of the repo a section read of ``section_id`` goes to: ``repo`` resolved

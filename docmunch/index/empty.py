@@ -15,6 +15,12 @@ these happened, checked in this order:
 * ``filtered`` — the words match sections, but none passes ``doc_path`` / ``path_glob`` /
   the level range.
 
+A search that did find sections may still have words that occur nowhere in the searched repos
+(``roll back zebra unicorn``): the score counts only the words a repo knows, so such a result
+can look as confident as a good one. :func:`unmatched_words` names them, so that an agent can
+tell it asked the wrong repo or used words the docs do not (MCP ``unmatched_words``, CLI
+``--json`` the same and otherwise one note on stderr).
+
 An unknown repo, version or ``doc_path`` is not an empty result: those raise
 (:class:`~docmunch.errors.RepoNotFound`, :class:`~docmunch.errors.UnknownVersion`,
 :class:`~docmunch.errors.DocumentNotFound`). The CLI prints the message as one line on stderr;
@@ -26,11 +32,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from docmunch.index.analyze import MAX_TERM_CHARS, WORD_PATTERN, content_words, is_cjk, too_long_words
+from docmunch.index.analyze import (
+    CHAR_PREFIX,
+    MAX_TERM_CHARS,
+    WORD_PATTERN,
+    cjk_words,
+    content_words,
+    is_cjk,
+    terms,
+    too_long_words,
+)
 from docmunch.index.rank import Ranker, query_weights
 from docmunch.index.store import Store
+from docmunch.index.synonyms import variants
 
-__all__ = ["MAX_REASON_WORDS", "REASONS", "EmptyReason", "explain_empty"]
+__all__ = ["MAX_REASON_WORDS", "REASONS", "EmptyReason", "explain_empty", "unmatched_words"]
 
 REASONS = ("nothing_indexed", "no_words", "stop_words", "unknown_words", "filtered")
 """Every :attr:`EmptyReason.code`, in the order they are checked."""
@@ -76,6 +92,52 @@ def _quoted(query: str) -> str:
     return repr(text)
 
 
+def _repo_ids(store: Store, repo: str | None) -> list[int]:
+    """Ids of the repos a search over ``repo`` covers (every repo for ``None``)."""
+    scope = store.repo_scope(repo)
+    if scope is not None:
+        return [row.id for row in scope]
+    return [row[0] for row in store.conn.execute("SELECT id FROM repos ORDER BY id")]
+
+
+def _word_terms(word: str) -> set[str]:
+    """Every term one query word can match through (:class:`~docmunch.index.rank.Ranker`'s
+    rules): its own terms and their general variants; for a CJK word also its dictionary
+    sub-words and its characters (the fallbacks of an unknown CJK word)."""
+    found = set(terms(word, query=True))
+    for term in list(found):
+        found.update(variants(term))
+    if is_cjk(word):
+        found.update(cjk_words(word))
+        found.update(CHAR_PREFIX + ch for ch in word if is_cjk(ch))
+    return found
+
+
+def unmatched_words(store: Store, query: str, *, repo: str | None = None) -> tuple[str, ...]:
+    """The query's content words (:func:`~docmunch.index.analyze.content_words`, as written, at
+    most :data:`MAX_REASON_WORDS`, each cut as in :attr:`EmptyReason.words`) that match nothing
+    in the searched repos: none of their terms, general variants or, for CJK, sub-words and
+    characters occurs there. ``()`` when every word matches something.
+
+    Raises:
+        RepoNotFound, UnknownVersion: ``repo`` is not indexed (as the search itself).
+    """
+    repo_ids = _repo_ids(store, repo)
+    words = {word: _word_terms(word) for word in content_words(query)}
+    wanted = sorted(set().union(*words.values())) if words else []
+    if not repo_ids or not wanted:
+        return ()
+    known: set[str] = set()
+    repos = ",".join("?" * len(repo_ids))
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        sql = f"SELECT DISTINCT term FROM terms WHERE repo_id IN ({repos}) AND term IN ({marks})"
+        known.update(row[0] for row in store.conn.execute(sql, (*repo_ids, *chunk)))
+    missing = [_cut(word) for word, found in words.items() if not found & known]
+    return tuple(missing[:MAX_REASON_WORDS])
+
+
 def explain_empty(
     store: Store,
     query: str,
@@ -92,11 +154,7 @@ def explain_empty(
     Raises:
         RepoNotFound, UnknownVersion: ``repo`` is not indexed (as the search itself).
     """
-    scope = store.repo_scope(repo)
-    if scope is not None:
-        repo_ids = [row.id for row in scope]
-    else:
-        repo_ids = [row[0] for row in store.conn.execute("SELECT id FROM repos ORDER BY id")]
+    repo_ids = _repo_ids(store, repo)
     where = f"repo {repo!r}" if repo is not None else "any repo"
     if not repo_ids:
         return EmptyReason(

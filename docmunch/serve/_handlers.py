@@ -238,6 +238,8 @@ def search_sections(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn
     if len(query) > QUERY_ECHO_MAX_CHARS:
         query = query[: QUERY_ECHO_MAX_CHARS - 1] + "…"
     answer: dict[str, Any] = {"query": query, "results": results}
+    if results and (unmatched := ctx.index.unmatched_words(args["query"], repo=repo)):
+        answer["unmatched_words"] = list(unmatched)  # the results rest on the other words
     if not results:  # why: stop words only, no known word, filters (docmunch.index.empty)
         answer["no_results"] = ctx.index.explain_empty(
             args["query"], repo=repo, doc_path=args.get("doc_path"), path_glob=args.get("path_glob"),

@@ -250,7 +250,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         "some of its words are ranked (titles weigh most), question and stop words are ignored, "
         "identifiers like Arc<Mutex<T>> or --dry-run match verbatim. Returns handles, not bodies: "
         "{results: [{id, repo, title, level, doc_path, score, summary, byte_start, byte_end, snippet?}]}; "
-        "no results come with no_results: {reason, message} (stop_words, unknown_words, filtered, …). "
+        "no results come with no_results: {reason, message} (stop_words, unknown_words, filtered, …); "
+        "unmatched_words lists words of the query that occur nowhere in the searched repos (the "
+        "results rest on the others: another repo or other words may answer better). "
         "Then call get_section with an id. Omit repo to search every repo.",
         _obj(
             {

@@ -250,3 +250,18 @@ def test_limit_above_the_most_hits_is_a_usage_error_naming_the_range(
         out, err = capsys.readouterr()
         assert out == "" and err.count("\n") == 1, err
         assert f"argument --limit: must be from 1 to {MAX_HITS}, not {limit}" in err, err
+
+
+def test_words_no_repo_has_are_named_after_the_results(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    assert main(["search", "tools", "run the gadget installer on a zyzzogeton"]) == 0
+    out, err = capsys.readouterr()
+    assert "Gadget installer" in out
+    assert err == "docmunch: note: not in repo tools: zyzzogeton; the results match the other words\n"
+    answer = _json(capsys, "search", "tools", "run the gadget installer on a zyzzogeton")
+    assert answer["results"] and answer["unmatched_words"] == ["zyzzogeton"]
+    assert "unmatched_words" not in _json(capsys, "search", "tools", "gadget installer")
+    assert main(["search", "gadget installer"]) == 0
+    assert capsys.readouterr().err == ""

@@ -122,3 +122,36 @@ def test_an_unknown_document_filter_is_an_error_with_similar_paths(index: Index,
     with pytest.raises(DocumentNotFound) as err:
         index.search("installer", doc_path="guide/set-up.md", ranking=ranking)
     assert "any repo" in str(err.value) and "guide/setup.md" in err.value.suggestions
+
+
+
+@pytest.mark.parametrize(
+    ("query", "repo", "unmatched"),
+    [
+        ("install the gadget with a zyzzogeton", "notes", ("zyzzogeton",)),
+        ("roll back zebra unicorn install", "notes", ("roll", "back", "zebra", "unicorn")),
+        ("remove the gadget", "notes", ("remove",)),  # neither remove nor a variant of it
+        ("set up the gadget", "notes", ("set",)),
+        ("setup gadget", "notes", ()),  # setup is a general variant of install, which notes has
+        ("Install the gadget", "notes", ()),
+        ("调度器 gadget", "notes", ("调度", "器")),  # no CJK character at all in notes
+        ("调度器 gadget", None, ()),  # k8s-zh has both words
+        ("kubectl 调度器 zyzzogeton", "k8s-zh", ("zyzzogeton",)),
+        ("how do I", "notes", ()),  # no content word: nothing to name
+    ],
+)
+def test_words_that_match_nothing_in_the_searched_repos_are_named(
+    index: Index, query: str, repo: str | None, unmatched: tuple[str, ...]
+) -> None:
+    assert index.unmatched_words(query, repo=repo) == unmatched
+    if unmatched and len(unmatched) < len(content_words(query)):  # the other words found sections
+        assert index.search(query, repo=repo)
+
+
+def test_unmatched_words_are_capped_and_a_long_word_is_cut(index: Index) -> None:
+    words = [f"zq{i}xw" for i in range(MAX_REASON_WORDS + 3)]
+    assert index.unmatched_words(" ".join(words), repo="notes") == tuple(words[:MAX_REASON_WORDS])
+    long = "q" * (MAX_TERM_CHARS - 1)
+    assert index.unmatched_words(f"gadget {long}", repo="notes") == (long[:23] + "…",)
+    with pytest.raises(RepoNotFound):
+        index.unmatched_words("gadget", repo="no-such-repo")

@@ -33,7 +33,9 @@ def test_empty_results_carry_a_reason_and_unknown_documents_are_errors(home: Pat
                 return result.structured_content
 
             found = await search(repo="rust-book", query="how do I share data between threads?")
-            assert found["results"] and "no_results" not in found
+            assert found["results"] and "no_results" not in found and "unmatched_words" not in found
+            partial = await search(repo="rust-book", query="share data between threads on a zyzzogeton")
+            assert partial["results"] and partial["unmatched_words"] == ["zyzzogeton"]
             for args, reason in (
                 ({"repo": "rust-book", "query": "how do I do that?"}, "stop_words"),
                 ({"query": "是什么呢"}, "stop_words"),
