@@ -6,7 +6,8 @@ string), but "nothing" alone does not tell an agent or a person what to change. 
 these happened, checked in this order:
 
 * ``nothing_indexed`` — no repo is indexed at all;
-* ``no_words`` — the query has no word (punctuation, symbols, emoji);
+* ``no_words`` — the query has no word (punctuation, symbols, emoji), and no section title
+  holds its operators (:func:`~docmunch.index.identifiers.symbols`: ``=>``);
 * ``stop_words`` — every word is a stop or question word (``how do I``, ``是什么``), which
   search ignores (:mod:`docmunch.index.stopwords`);
 * ``unknown_words`` — no content word, stem, variant or CJK sub-word of the query occurs in
@@ -42,6 +43,7 @@ from docmunch.index.analyze import (
     terms,
     too_long_words,
 )
+from docmunch.index.identifiers import symbols
 from docmunch.index.rank import Ranker, query_weights
 from docmunch.index.store import Store
 from docmunch.index.synonyms import variants
@@ -164,7 +166,8 @@ def explain_empty(
         )
     if not query_weights(query):
         if WORD_PATTERN.search(query) is None and not is_cjk(query):
-            return EmptyReason("no_words", f"the query {_quoted(query)} has no word to search for")
+            held = " and no section title holds it" if symbols(query) else ""
+            return EmptyReason("no_words", f"the query {_quoted(query)} has no word to search for{held}")
         long = tuple(_cut(word) for word in too_long_words(query)[:MAX_REASON_WORDS])
         if long:  # no stop words: words the index leaves out for their length
             return EmptyReason(

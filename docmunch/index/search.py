@@ -18,7 +18,9 @@ Two rankings, chosen with ``ranking``:
 * ``"legacy"`` — docmunch 0.1's FTS5 ranking (:mod:`docmunch.index.legacy`), for comparison.
 
 A query of stop words only (``"how do I"``) or of punctuation has no terms: the result is
-empty, never an error. User text never reaches SQL or FTS5 syntax.
+empty, never an error, unless it holds operators (``..=``, ``?``): then the sections whose
+titles hold them as tokens are the result (:func:`~docmunch.index.identifiers.symbols`).
+User text never reaches SQL or FTS5 syntax.
 """
 
 from __future__ import annotations
@@ -31,7 +33,15 @@ import numpy as np
 
 from docmunch.errors import DocumentNotFound
 from docmunch.index.analyze import is_cjk, stem, title_key, title_words
-from docmunch.index.identifiers import IDENTIFIER_BOOST, IDENTIFIER_CHECKS, identifier_weights, identifiers
+from docmunch.index.identifiers import (
+    IDENTIFIER_BOOST,
+    IDENTIFIER_CHECKS,
+    SYMBOL_TITLE_BOOST,
+    identifier_weights,
+    identifiers,
+    symbols,
+    title_has_symbol,
+)
 from docmunch.index.legacy import legacy_search
 from docmunch.index.proximity import PROXIMITY_CHECKS, Proximity
 from docmunch.index.rank import DOCUMENT_WEIGHT, FEEDBACK_SECTIONS, Ranker
@@ -214,7 +224,8 @@ def search(
     else:
         repo_ids = [row[0] for row in store.conn.execute("SELECT id FROM repos ORDER BY id")]
     ranker = Ranker(store.conn, query, repo_ids, store.term_stats)
-    if ranker.empty:
+    operators = symbols(query) if ranker.empty else []  # ``..=``, ``?``: no word, only code
+    if ranker.empty and not operators:
         return []
     filters: list[str] = []
     args: list[Any] = []
@@ -233,14 +244,17 @@ def search(
     where = "".join(f" AND {f}" for f in filters)
 
     context = _Context(store, ranker, where, args, query)
-    keys = _title_keys(query)
-    scored = context.ranked(limit, keys)
-    if scored and ranker.feedback([row[0] for _, row in scored[:FEEDBACK_SECTIONS]]):
+    if operators:  # a query of operators only: the sections titled with them
+        scored = context.symbol_titles(operators)
+    else:
+        keys = _title_keys(query)
         scored = context.ranked(limit, keys)
-    scored = context.proximity(scored)
-    wanted = identifiers(query)
-    if wanted:
-        scored = context.identifier_boost(scored, wanted)
+        if scored and ranker.feedback([row[0] for _, row in scored[:FEEDBACK_SECTIONS]]):
+            scored = context.ranked(limit, keys)
+        scored = context.proximity(scored)
+        wanted = identifiers(query)
+        if wanted:
+            scored = context.identifier_boost(scored, wanted)
     hits: list[SearchHit] = []
     for value, row in scored[:limit]:
         _, sid, name, path, title, level, summary, start, end, raw_hash = row[:10]
@@ -471,6 +485,30 @@ class _Context:
             boosted.append((value + scorer.bonus(row[4], self.text(row), level=row[5]), row))
         boosted.sort(key=lambda item: (-item[0], item[1][1]))
         return boosted + scored[PROXIMITY_CHECKS:]
+
+    def symbol_titles(self, wanted: list[str]) -> list[tuple[float, Row]]:
+        """The sections whose titles hold the query's operators ``wanted``
+        (:func:`~docmunch.index.identifiers.symbols`) as whole tokens, scored
+        :data:`~docmunch.index.identifiers.SYMBOL_TITLE_BOOST` × the share of them held, then the
+        shallowest and shortest titles first (a query of operators only has no term to rank by)."""
+        repos = ",".join("?" * len(self.ranker.repo_ids))
+        tests = " OR ".join(["instr(' ' || s.title_fold || ' ', ?)"] * len(wanted))
+        sql = (
+            "SELECT s.id FROM sections s JOIN docs d ON d.id = s.doc_id "
+            f"WHERE d.repo_id IN ({repos}) AND ({tests})"
+        )
+        args = (*self.ranker.repo_ids, *(f" {symbol.casefold()} " for symbol in wanted))
+        ids = [row[0] for row in self.store.conn.execute(sql, args)]
+        self._fetch(ids)
+        scored: list[tuple[float, Row]] = []
+        for sid in ids:
+            row = self.rows[sid]
+            if row is not None:
+                found = sum(1 for symbol in wanted if title_has_symbol(row[4], symbol))
+                if found:
+                    scored.append((SYMBOL_TITLE_BOOST * found / len(wanted), row))
+        scored.sort(key=lambda item: (-item[0], item[1][5], len(item[1][4]), item[1][1]))
+        return scored
 
     def identifier_boost(self, scored: list[tuple[float, Row]], wanted: list[str]) -> list[tuple[float, Row]]:
         """Re-sort the best :data:`IDENTIFIER_CHECKS` after adding :data:`IDENTIFIER_BOOST`."""

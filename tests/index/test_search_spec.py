@@ -43,7 +43,7 @@ CASES = _cases()
 def index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Index]:
     idx = Index.open(tmp_path_factory.mktemp("spec-home"))
     report = idx.index_path(HERE / "search-corpus", repo="spec")
-    assert report.errors == () and report.docs_indexed == 11
+    assert report.errors == () and report.docs_indexed == 12
     yield idx
     idx.close()
 
