@@ -144,7 +144,9 @@ def require_document(store: Store, repo: str | None, doc_path: str) -> None:
     """Check that ``doc_path`` is a document of the repos a search over ``repo`` covers.
 
     Raises:
-        DocumentNotFound: it is not (with up to :data:`DOCUMENT_SUGGESTIONS` similar doc_paths).
+        DocumentNotFound: it is not (with up to :data:`DOCUMENT_SUGGESTIONS` doc_paths that end
+            with it, ``deployment.md`` → ``concepts/workloads/controllers/deployment.md``, then
+            similar ones).
         RepoNotFound, UnknownVersion: ``repo`` is not indexed.
     """
     scope = store.repo_scope(repo)
@@ -156,8 +158,11 @@ def require_document(store: Store, repo: str | None, doc_path: str) -> None:
     if store.conn.execute(sql, (doc_path, *args)).fetchone() is not None:
         return
     paths = [row[0] for row in store.conn.execute("SELECT DISTINCT doc_path FROM docs WHERE 1" + where, args)]
+    tail = "/" + doc_path.strip("/")  # a bare file name or a path without its first folders
+    ending = sorted(p for p in paths if ("/" + p).endswith(tail))
     close = difflib.get_close_matches(doc_path, paths, n=DOCUMENT_SUGGESTIONS, cutoff=0.6)
-    raise DocumentNotFound(repo, doc_path, suggestions=tuple(close))
+    found = list(dict.fromkeys([*ending, *close]))[:DOCUMENT_SUGGESTIONS]
+    raise DocumentNotFound(repo, doc_path, suggestions=tuple(found))
 
 
 _TITLE_END = "?？.。!！:："

@@ -122,6 +122,10 @@ def test_an_unknown_document_filter_is_an_error_with_similar_paths(index: Index,
     with pytest.raises(DocumentNotFound) as err:
         index.search("installer", doc_path="guide/set-up.md", ranking=ranking)
     assert "any repo" in str(err.value) and "guide/setup.md" in err.value.suggestions
+    for partial in ("kube-scheduler.md", "eviction/kube-scheduler.md", "/kube-scheduler.md"):
+        with pytest.raises(DocumentNotFound) as err:  # a bare file name: the paths ending with it
+            index.search("调度器", repo="k8s-zh", doc_path=partial, ranking=ranking)
+        assert err.value.suggestions[0] == real, partial
 
 
 
