@@ -356,16 +356,20 @@ class DocumentNotFound(DocmunchError):
 
 class SectionNotFound(DocmunchError):
     """No section ``section_id`` exists in ``repo``; the message also says when the id itself
-    names another repo (ids read ``REPO::DOC_PATH::SLUGS#LEVEL``)."""
+    names another repo (ids read ``REPO::DOC_PATH::SLUGS#LEVEL``), and names up to three
+    ``suggestions`` (ids of the repo the given one is close to: its ``#LEVEL`` or a parent's slug
+    left out) when given."""
 
-    def __init__(self, repo: str, section_id: str) -> None:
+    def __init__(self, repo: str, section_id: str, *, suggestions: tuple[str, ...] = ()) -> None:
         named = section_id.partition("::")[0] if "::" in section_id else ""
         other = named and named.split("@", 1)[0] != repo.split("@", 1)[0]
         hint = f" (the id names repo {named!r})" if other else ""
         where = f"in repo {repo!r}{hint}" if repo else "naming no repo (ids read REPO::DOC_PATH::…)"
+        meant = f" (did you mean {', '.join(repr(s) for s in suggestions[:3])}?)" if suggestions else ""
         super().__init__(
-            f"unknown section id {section_id!r} {where}; "
+            f"unknown section id {section_id!r} {where}{meant}; "
             "search or toc (MCP: search_sections, get_toc) list valid ids"
         )
         self.repo = repo
         self.section_id = section_id
+        self.suggestions = suggestions

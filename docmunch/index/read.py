@@ -219,8 +219,37 @@ def _lookup(store: Store, repo: str, section_id: str) -> tuple[Section, str, int
     ).fetchone()
     if row is None:
         store.repo_id(repo)  # RepoNotFound first when the repo itself is unknown
-        raise SectionNotFound(repo, section_id)
+        raise SectionNotFound(repo, section_id, suggestions=_near_ids(store, repo, section_id))
     return row_to_section(row[:16]), row[16], row[17], row[18], row[19]
+
+
+NEAR_IDS = 3
+"""Section ids an unknown id's error names at most (:func:`_near_ids`)."""
+
+
+def _near_ids(store: Store, repo: str, section_id: str) -> tuple[str, ...]:
+    """Ids of ``repo`` that an unknown ``section_id`` (``REPO::DOC_PATH::SLUGS#LEVEL``) most
+    likely meant, in document order: with its ``#LEVEL`` left out, the ids that add one; else, in
+    the same document, the ids whose slug path ends with its last slug (a parent's slug left
+    out, ``…::pod-lifetime#2`` for ``…::pod-lifecycle/pod-lifetime``). At most :data:`NEAR_IDS`."""
+    parts = section_id.split("::")
+    if len(parts) < 3:
+        return ()
+    doc_path, slugs = "::".join(parts[1:-1]), parts[-1]
+    rows = store.conn.execute(
+        f"SELECT s.sid {_FROM} WHERE r.name = ? AND d.doc_path = ? ORDER BY s.ord", (repo, doc_path)
+    ).fetchall()
+    ids = [row[0] for row in rows]
+    if "#" not in slugs:
+        found = [sid for sid in ids if sid.startswith(section_id + "#")]
+        if found:
+            return tuple(found[:NEAR_IDS])
+    last = slugs.rpartition("#")[0] if "#" in slugs else slugs
+    last = last.rpartition("/")[2]
+    if not last:
+        return ()
+    found = [sid for sid in ids if sid.rpartition("::")[2].rpartition("#")[0].rpartition("/")[2] == last]
+    return tuple(found[:NEAR_IDS])
 
 
 def get_section(store: Store, repo: str, section_id: str, *, verify: bool = False) -> SectionRead:

@@ -116,6 +116,27 @@ def test_errors_for_unknown_repo_and_section(tmp_path: Path) -> None:
         assert not any(p.is_file() for p in (tmp_path / "home" / "raw").rglob("*"))
 
 
+def test_an_unknown_section_id_names_the_ids_it_most_likely_meant(tmp_path: Path) -> None:
+    text = "# Guide\n\n## Setup\n\n### Retries\n\nText.\n\n## Usage\n\nMore.\n"
+    root = write(tmp_path / "docs", {"a.md": text})
+    with Index.open(tmp_path / "home") as index:
+        index.index_path(root)
+        ids = [s.id for s in index.toc("docs")]
+        retries = next(i for i in ids if i.endswith("/retries#3"))
+        for wrong, meant in (
+            (retries.rpartition("#")[0], retries),  # the level left out
+            ("docs::a.md::retries#3", retries),  # the parent's slug left out
+            ("docs::a.md::retries", retries),  # both
+        ):
+            with pytest.raises(SectionNotFound) as missing:
+                index.get_section("docs", wrong)
+            assert missing.value.suggestions == (meant,)
+            assert f"did you mean {meant!r}?" in str(missing.value)
+        with pytest.raises(SectionNotFound) as missing:
+            index.get_section("docs", "docs::a.md::nothing-like-it#2")
+        assert missing.value.suggestions == () and "did you mean" not in str(missing.value)
+
+
 def test_tokens_saved_counter_persists(tmp_path: Path) -> None:
     with Index.open(tmp_path / "home") as index:
         assert index.record_tokens_saved(100) == 100
