@@ -26,6 +26,7 @@ line and exits 1, the MCP server turns it into a tool error. Builtin ``ValueErro
     │   └── PasswordRequired        encrypted PDF/DOCX; pass --password
     ├── SourceError                 a source (folder, file, repo) cannot be read (path)
     │   └── NothingToIndex          a folder holds no file of a known format (path, files_seen)
+    │       └── AllSkipped          every file of a known format was skipped (path, skipped)
     ├── LimitExceeded               an input is over a resource limit (limit, value, env, path)
     ├── ConfigError                 a setting (environment variable) has an invalid value (name)
     ├── IndexStoreError             the SQLite store or raw cache is unusable (path)
@@ -49,6 +50,7 @@ from collections.abc import Iterable
 from docmunch.suggest import near_matches
 
 __all__ = [
+    "AllSkipped",
     "BlockedAddress",
     "ConfigError",
     "ConvertError",
@@ -231,6 +233,26 @@ class NothingToIndex(SourceError):
     def __init__(self, message: str, *, path: str | None = None, files_seen: int = 0) -> None:
         super().__init__(message, path=path)
         self.files_seen = files_seen
+
+
+class AllSkipped(NothingToIndex):
+    """Every file of a known format in the folder (or the one file given) was skipped by a safety
+    rule (larger than the size cap, binary content, …), so the run could index nothing; nothing
+    was written (a new repo is not created, an existing one keeps every document).
+
+    ``skipped`` is ``((reason, files), …)``, most frequent first, as the message lists them.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        files_seen: int = 0,
+        skipped: tuple[tuple[str, int], ...] = (),
+    ) -> None:
+        super().__init__(message, path=path, files_seen=files_seen)
+        self.skipped = skipped
 
 
 class LimitExceeded(DocmunchError):
