@@ -23,7 +23,7 @@ line and exits 1, the MCP server turns it into a tool error. Builtin ``ValueErro
     │   └── PageTooComplex          the page exceeded its CPU / wall-clock budget (limit_seconds)
     ├── ConvertError                HTML/DOCX/PDF could not be rendered as Markdown (path)
     │   ├── NoTextLayer             scanned PDF without text; OCR is not supported
-    │   └── PasswordRequired        encrypted PDF/DOCX; pass --password
+    │   └── PasswordRequired        encrypted PDF; pass its password with --password-stdin
     ├── SourceError                 a source (folder, file, repo) cannot be read (path)
     │   └── NothingToIndex          a folder holds no file of a known format (path, files_seen)
     │       └── AllSkipped          every file of a known format was skipped (path, skipped)
@@ -212,7 +212,12 @@ class NoTextLayer(ConvertError):
 
 
 class PasswordRequired(ConvertError):
-    """A document is encrypted; a password (``--password``) is needed or was wrong."""
+    """A PDF is encrypted; a password is needed or was wrong. The message ends with :attr:`HINT`
+    (encrypted DOCX files are a plain :class:`ConvertError`: no password opens them)."""
+
+    HINT = "pass its password with --password-stdin (or --password PW)"
+    """How the CLI takes a password, safer option first (``--password`` shows it in process
+    lists). The MCP server replaces this text (``docmunch.serve._hints``): tools take no password."""
 
 
 class SourceError(DocmunchError):

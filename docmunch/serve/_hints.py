@@ -1,7 +1,7 @@
 """Error texts for the agent: CLI flag hints rewritten as what helps over MCP.
 
-The core's messages are written for the terminal (``use --allow-private``, ``pass --password``,
-``--max-file-bytes N``),
+The core's messages are written for the terminal (``use --allow-private``, ``pass its password
+with --password-stdin (or --password PW)``, ``--max-file-bytes N``),
 but an agent can pass no CLI flag. :func:`for_agent` rewrites those hints, in tool errors and in
 the per-file ``errors`` of index reports, to name the tool argument or server setting that helps:
 
@@ -12,7 +12,7 @@ CLI hint               over MCP
                        --allow-private`` or ``DOCMUNCH_ALLOW_PRIVATE=1`` in the server's
                        environment. Deliberately so: an agent reading untrusted pages must not
                        be able to lift the SSRF guard and probe the user's network by itself.
-``--password``         index the file once from a terminal (``docmunch index PATH
+``--password-stdin``   index the file once from a terminal (``docmunch index PATH
                        --password-stdin``, which asks for the password without echo and keeps
                        it out of process lists); tools take no passwords, which would land in
                        the agent's transcript.
@@ -25,6 +25,8 @@ CLI hint               over MCP
 from __future__ import annotations
 
 import re
+
+from docmunch.errors import PasswordRequired
 
 __all__ = ["ALLOW_PRIVATE_HINT", "MAX_FILE_BYTES_HINT", "PASSWORD_HINT", "for_agent"]
 
@@ -39,7 +41,8 @@ PASSWORD_HINT = (
     "encrypted files cannot be opened over MCP; index it once from a terminal with "
     "`docmunch index PATH --password-stdin`, which asks for the password"
 )
-"""What replaces ``pass --password`` in messages sent to the agent."""
+"""What replaces :attr:`PasswordRequired.HINT <docmunch.errors.PasswordRequired.HINT>` (``pass its
+password with --password-stdin (or --password PW)``) in messages sent to the agent."""
 
 MAX_FILE_BYTES_HINT = (
     "index_local keeps the default size limit; to index larger files, index the folder once from "
@@ -49,8 +52,7 @@ MAX_FILE_BYTES_HINT = (
 
 _REWRITES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\buse --allow-private\b[^;)]*"), ALLOW_PRIVATE_HINT),
-    (re.compile(r"\bpass --password\b"), PASSWORD_HINT),
-    (re.compile(r"\(--password\)"), f"({PASSWORD_HINT})"),
+    (re.compile(re.escape(PasswordRequired.HINT)), PASSWORD_HINT),  # the core's exact wording
     (re.compile(r"--max-file-bytes N raises the size limit"), MAX_FILE_BYTES_HINT),
 )
 
