@@ -144,6 +144,11 @@ class Index:
         """Remove one document; ``False`` when it was not indexed."""
         return self._store.remove_document(repo, doc_path)
 
+    def remove_documents(self, repo: str, doc_paths: Sequence[str]) -> list[str]:
+        """Remove documents in one transaction; returns the doc_paths removed, sorted (see
+        :meth:`Store.remove_documents <docmunch.index.store.Store.remove_documents>`)."""
+        return self._store.remove_documents(repo, doc_paths)
+
     def ensure_repo(
         self, repo: str, *, source: str, ref: str | None = None, commit: str | None = None
     ) -> None:

@@ -272,10 +272,8 @@ def index_path(
 
         removed = 0
         failed = not (indexed or unchanged) and bool(errors)  # the previous index stays whole
-        if root.is_dir() and not failed:
-            for gone in sorted(set(known) - seen):
-                if store.remove_document(name, gone):
-                    removed += 1
+        if root.is_dir() and not failed:  # one transaction for all of them (rows.delete_docs)
+            removed = len(store.remove_documents(name, sorted(set(known) - seen)))
         if existed and (indexed or unchanged or removed):
             store.ensure_repo(name, source=source)  # a run that read nothing keeps the old source
         if not existed and indexed == 0 and unchanged == 0 and _repo_exists(store, name):
