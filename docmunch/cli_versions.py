@@ -72,7 +72,10 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_import(args: argparse.Namespace) -> int:
+    from docmunch.progress import wait_notice
+
     with Index.open() as index:
+        index.on_wait = wait_notice()  # one line when an index run of that repo holds it
         report = index.import_pack(Path(args.file), as_name=args.as_name, replace=args.replace)
     if args.json:
         emit_json(report.to_json())

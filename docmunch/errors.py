@@ -23,9 +23,10 @@ line and exits 1, the MCP server turns it into a tool error. Builtin ``ValueErro
     │   └── PageTooComplex          the page exceeded its CPU / wall-clock budget (limit_seconds)
     ├── ConvertError                HTML/DOCX/PDF could not be rendered as Markdown (path)
     │   ├── NoTextLayer             scanned PDF without text; OCR is not supported
-    │   └── PasswordRequired        encrypted PDF/DOCX; pass --password
+    │   └── PasswordRequired        encrypted PDF; pass its password with --password-stdin
     ├── SourceError                 a source (folder, file, repo) cannot be read (path)
     │   └── NothingToIndex          a folder holds no file of a known format (path, files_seen)
+    │       └── AllSkipped          every file of a known format was skipped (path, skipped)
     ├── LimitExceeded               an input is over a resource limit (limit, value, env, path)
     ├── ConfigError                 a setting (environment variable) has an invalid value (name)
     ├── IndexStoreError             the SQLite store or raw cache is unusable (path)
@@ -49,6 +50,7 @@ from collections.abc import Iterable
 from docmunch.suggest import near_matches
 
 __all__ = [
+    "AllSkipped",
     "BlockedAddress",
     "ConfigError",
     "ConvertError",
@@ -210,7 +212,12 @@ class NoTextLayer(ConvertError):
 
 
 class PasswordRequired(ConvertError):
-    """A document is encrypted; a password (``--password``) is needed or was wrong."""
+    """A PDF is encrypted; a password is needed or was wrong. The message ends with :attr:`HINT`
+    (encrypted DOCX files are a plain :class:`ConvertError`: no password opens them)."""
+
+    HINT = "pass its password with --password-stdin (or --password PW)"
+    """How the CLI takes a password, safer option first (``--password`` shows it in process
+    lists). The MCP server replaces this text (``docmunch.serve._hints``): tools take no password."""
 
 
 class SourceError(DocmunchError):
@@ -231,6 +238,26 @@ class NothingToIndex(SourceError):
     def __init__(self, message: str, *, path: str | None = None, files_seen: int = 0) -> None:
         super().__init__(message, path=path)
         self.files_seen = files_seen
+
+
+class AllSkipped(NothingToIndex):
+    """Every file of a known format in the folder (or the one file given) was skipped by a safety
+    rule (larger than the size cap, binary content, …), so the run could index nothing; nothing
+    was written (a new repo is not created, an existing one keeps every document).
+
+    ``skipped`` is ``((reason, files), …)``, most frequent first, as the message lists them.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        files_seen: int = 0,
+        skipped: tuple[tuple[str, int], ...] = (),
+    ) -> None:
+        super().__init__(message, path=path, files_seen=files_seen)
+        self.skipped = skipped
 
 
 class LimitExceeded(DocmunchError):

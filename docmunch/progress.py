@@ -12,6 +12,9 @@ doc path, URL or ``"<n> failed · <url>"``). :class:`RunProgress` turns those ca
   with the same fields and the whole message, so short runs print nothing and long ones leave
   a readable trail without carriage returns or escape codes.
 
+A run that has to wait for another run of its repo says so in one line (:func:`wait_notice`,
+the one place that line is written: ``index``, ``refresh`` and ``import`` use it).
+
 Rate = items done ÷ seconds since the run started (or stopped waiting for another run of its
 repo: :meth:`RunProgress.restart`); ETA = items left ÷ rate (the overall
 average, which stays steady when single files vary a lot). Control characters in messages
@@ -31,9 +34,9 @@ from typing import IO, Any
 
 from rich.cells import cell_len, get_character_cell_size
 
-from docmunch.terminal import printable
+from docmunch.terminal import esc, printable
 
-__all__ = ["PLAIN_INTERVAL_S", "RunProgress", "cut_left", "render_line"]
+__all__ = ["PLAIN_INTERVAL_S", "RunProgress", "cut_left", "render_line", "wait_notice"]
 
 PLAIN_INTERVAL_S = 10.0
 """Seconds between two plain progress lines when stderr is not a terminal."""
@@ -239,3 +242,32 @@ class RunProgress:
 
         with Live(self, console=self.console, transient=True, refresh_per_second=8, redirect_stdout=False):
             yield self
+
+
+def wait_notice(
+    progress: Callable[[int, int, str], None] | None = None, *, stream: IO[str] | None = None
+) -> Callable[[str | None], None]:
+    """The ``on_wait`` of a CLI run (:data:`docmunch.index.runlock.WaitNotice`): when the run has
+    to wait for another run of its repo, one ``docmunch: MESSAGE`` line on stderr (above the live
+    line of a TTY ``progress``; with ``--json`` too, stdout stays the report); when it may go on,
+    ``progress``'s clock restarts (:meth:`RunProgress.restart`), so rate and ETA leave the wait out.
+
+    Args:
+        progress: the run's progress (a :class:`RunProgress`), or ``None`` (no progress: ``--json``,
+            or a command without one such as ``import``).
+        stream: where the line goes without a live line (default ``sys.stderr``).
+    """
+
+    def notice(message: str | None) -> None:
+        if message is not None:
+            console = getattr(progress, "console", None)
+            if console is not None:  # above the live line
+                console.print(f"docmunch: {esc(printable(message))}", highlight=False)
+            else:
+                out = stream or sys.stderr
+                out.write(f"docmunch: {printable(message)}\n")
+                out.flush()
+        elif progress is not None and hasattr(progress, "restart"):
+            progress.restart()
+
+    return notice

@@ -227,21 +227,11 @@ def _source_progress(
 
 
 def _wait_notice(index: Index, progress: Callable[[int, int, str], None] | None) -> None:
-    """Make ``index`` say on stderr, in one line, when this run waits for another run of its repo
-    (``--json`` too: stdout stays the report), and restart the progress clock when it may go on."""
+    """Make ``index`` say on stderr, in one line, when this run waits for another run of its repo,
+    and restart the progress clock when it may go on (:func:`docmunch.progress.wait_notice`)."""
+    from docmunch.progress import wait_notice
 
-    def notice(message: str | None) -> None:
-        if message is not None:
-            console = getattr(progress, "console", None)
-            if console is not None:  # above the live line
-                console.print(f"docmunch: {_esc(_printable(message))}", highlight=False)
-            else:
-                sys.stderr.write(f"docmunch: {_printable(message)}\n")
-                sys.stderr.flush()
-        elif progress is not None and hasattr(progress, "restart"):
-            progress.restart()
-
-    index.on_wait = notice
+    index.on_wait = wait_notice(progress)
 
 
 def _cmd_refresh(args: argparse.Namespace) -> int:

@@ -83,9 +83,8 @@ def render_pdf_in_process(path: Path | str, data: bytes, *, password: str | None
         pdf = pdfium.PdfDocument(data, password=password)
     except pdfium.PdfiumError as exc:
         if "password" in str(exc).lower():
-            if password is None:
-                raise PasswordRequired("encrypted PDF; pass --password", path=source) from None
-            raise PasswordRequired("wrong password for encrypted PDF (--password)", path=source) from None
+            what = "encrypted PDF" if password is None else "wrong password for encrypted PDF"
+            raise PasswordRequired(f"{what}; {PasswordRequired.HINT}", path=source) from None
         raise ConvertError(f"not a readable PDF: {exc}", path=source) from None
     try:
         return _render(pdf, source)

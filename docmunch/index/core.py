@@ -49,9 +49,9 @@ class Index:
     def __init__(self, store: Store) -> None:
         self._store = store
         self.on_wait: WaitNotice | None = None
-        """Told when a write run (:meth:`index_path`, :meth:`exclusive`) waits for another run of
-        its repo and when it may go on (:data:`~docmunch.index.runlock.WaitNotice`); the CLI
-        prints the first and restarts its progress clock at the second."""
+        """Told when a write run (:meth:`index_path`, :meth:`import_pack`, :meth:`exclusive`) waits
+        for another run of its repo and when it may go on (:data:`~docmunch.index.runlock.WaitNotice`);
+        the CLI prints the first and restarts its progress clock at the second."""
 
     @classmethod
     def open(cls, home: Path | None = None) -> Index:
@@ -144,6 +144,11 @@ class Index:
         """Remove one document; ``False`` when it was not indexed."""
         return self._store.remove_document(repo, doc_path)
 
+    def remove_documents(self, repo: str, doc_paths: Sequence[str]) -> list[str]:
+        """Remove documents in one transaction; returns the doc_paths removed, sorted (see
+        :meth:`Store.remove_documents <docmunch.index.store.Store.remove_documents>`)."""
+        return self._store.remove_documents(repo, doc_paths)
+
     def ensure_repo(
         self, repo: str, *, source: str, ref: str | None = None, commit: str | None = None
     ) -> None:
@@ -185,8 +190,11 @@ class Index:
         return pack.export_pack(self._store, self.resolve_repo(repo), Path(out), overwrite=overwrite)
 
     def import_pack(self, path: Path, *, as_name: str | None = None, replace: bool = False) -> PackReport:
-        """Verify a pack and load it as one repo, atomically (:func:`.pack_import.import_pack`)."""
-        return pack_import.import_pack(self._store, Path(path), as_name=as_name, replace=replace)
+        """Verify a pack and load it as one repo, atomically (:func:`.pack_import.import_pack`);
+        :attr:`on_wait` hears when it waits for another run of that repo."""
+        return pack_import.import_pack(
+            self._store, Path(path), as_name=as_name, replace=replace, on_wait=self.on_wait
+        )
 
     def record_tokens_saved(self, tokens: int) -> int:
         """Add to the persisted tokens-saved counter; returns the new total."""

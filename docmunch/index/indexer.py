@@ -13,16 +13,29 @@ file disappeared (or is now excluded or skipped) are removed. Indexing a single 
 removes other documents. A folder with no file of a known format is never a silent
 "0 indexed": a new repo is refused (:class:`~docmunch.errors.NothingToIndex`), an existing one
 is emptied with a note (``IndexReport.nothing_to_index``; docs/cli.md says why).
+
+A run that can index nothing changes nothing: when every file of a known format was skipped
+(too large, binary, …) it raises :class:`~docmunch.errors.AllSkipped` before any write, and a
+run in which nothing was indexed or unchanged because files failed removes no document (the
+previous index stays whole; the CLI exits 1 either way).
 """
 
 from __future__ import annotations
 
 import hashlib
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from docmunch.errors import DocmunchError, InvalidRepoName, NothingToIndex, RepoExists, SourceError
+from docmunch.errors import (
+    AllSkipped,
+    DocmunchError,
+    InvalidRepoName,
+    NothingToIndex,
+    RepoExists,
+    SourceError,
+)
 from docmunch.formats import supported_suffixes
 from docmunch.index.document import PreparedDoc
 from docmunch.index.prepare import Prepared, prepare_files
@@ -146,6 +159,9 @@ def index_path(
         NothingToIndex: ``path`` is a folder with no file of a known format and the repo does
             not exist (none is created). For an existing repo the run removes its documents
             and says so in :attr:`IndexReport.nothing_to_index` instead.
+        AllSkipped: every file of a known format (or the one file) was skipped by a safety rule
+            and none failed, so nothing could be indexed; nothing is written (no repo is
+            created, an existing one keeps every document).
         SourceError: ``path`` does not exist or is neither a folder nor a regular file.
         InvalidRepoName: the repo name or version breaks the rules of :mod:`docmunch.index.versions`.
         RepoExists: the repo holds another source and ``replace`` is false.
@@ -192,6 +208,7 @@ def index_path(
         else:
             files.append(WalkFile(root, root.name, size))
         source = str(root)
+        files_seen = 1
     else:
         raise SourceError(f"not a regular file or folder: {path}", path=str(path))
 
@@ -237,6 +254,8 @@ def index_path(
             done += 1
             if progress is not None:
                 progress(done, total, item.doc_path)
+        if skipped and not (todo or unchanged or errors) and no_known_files is None:
+            raise _all_skipped(root, skipped, repo=name if existed else None, files_seen=files_seen)
 
         # Changed files are read again by the parser (in worker processes for large runs); the
         # stored source_hash is the sha256 of the bytes actually parsed.
@@ -252,10 +271,9 @@ def index_path(
         indexed = batch.committed
 
         removed = 0
-        if root.is_dir():
-            for gone in sorted(set(known) - seen):
-                if store.remove_document(name, gone):
-                    removed += 1
+        failed = not (indexed or unchanged) and bool(errors)  # the previous index stays whole
+        if root.is_dir() and not failed:  # one transaction for all of them (rows.delete_docs)
+            removed = len(store.remove_documents(name, sorted(set(known) - seen)))
         if existed and (indexed or unchanged or removed):
             store.ensure_repo(name, source=source)  # a run that read nothing keeps the old source
         if not existed and indexed == 0 and unchanged == 0 and _repo_exists(store, name):
@@ -317,6 +335,36 @@ def _no_known_files(root: Path, walked: WalkResult, suffixes: frozenset[str]) ->
     return (
         f"nothing to index in {display_name(str(root))}: no file of a known format "
         f"({' '.join(sorted(suffixes))}); {looked}"
+    )
+
+
+def _all_skipped(
+    root: Path, skipped: list[tuple[str, str]], *, repo: str | None, files_seen: int
+) -> AllSkipped:
+    """The error of a run whose every file of a known format was skipped: one line with how many
+    files were skipped for which reason, the option that lifts a size skip, and what became of
+    the repo (``repo``: its name when it exists, ``None`` when it was not created).
+
+    E.g. ``nothing to index in /tmp/docs: every file of a known format was skipped (3 files:
+    larger than 100 bytes 2, binary content (NUL byte) 1); --max-file-bytes N raises the size
+    limit; repo 'docs' is unchanged``.
+    """
+    counts = Counter(reason for _path, reason in skipped)
+    ranked = tuple(sorted(counts.items(), key=lambda item: (-item[1], item[0])))
+    reasons = ", ".join(f"{reason} {n}" for reason, n in ranked)
+    if root.is_dir():
+        files = f"{len(skipped)} file{'' if len(skipped) == 1 else 's'}"
+        what = f"every file of a known format was skipped ({files}: {reasons})"
+    else:
+        what = f"the file was skipped ({skipped[0][1]})"
+    if any(reason.startswith("larger than ") for reason in counts):
+        what += "; --max-file-bytes N raises the size limit"
+    outcome = f"repo {repo!r} is unchanged" if repo is not None else "no repo was created"
+    return AllSkipped(
+        f"nothing to index in {display_name(str(root))}: {what}; {outcome}",
+        path=str(root),
+        files_seen=files_seen,
+        skipped=ranked,
     )
 
 

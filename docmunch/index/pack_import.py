@@ -19,7 +19,9 @@ Everything is checked before anything is written, in this order:
 Only then are the documents' bytes put in the raw cache and the repo written in ONE
 transaction (:meth:`Store.load_repo <docmunch.index.store.Store.load_repo>`): after a failure
 or a kill the index holds the whole repo or none of it, and an existing repo of that name is
-replaced only with ``replace=True``.
+replaced only with ``replace=True``. The load holds the repo's run lock
+(:class:`~docmunch.index.runlock.RepoRun`), so it waits for an index run of the same repo and
+says so like one (``on_wait``; the CLI prints the same one line as ``docmunch index``).
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ from docmunch.index.pack import (
     rows_digest,
 )
 from docmunch.index.records import PackReport
-from docmunch.index.runlock import RepoRun
+from docmunch.index.runlock import RepoRun, WaitNotice
 from docmunch.index.schema import SCHEMA_VERSION
 from docmunch.index.store import Store
 from docmunch.index.versions import check_new_name
@@ -63,7 +65,14 @@ do not carry (all are derived again on import)."""
 _HEADER = b"SQLite format 3\x00"
 
 
-def import_pack(store: Store, path: Path, *, as_name: str | None = None, replace: bool = False) -> PackReport:
+def import_pack(
+    store: Store,
+    path: Path,
+    *,
+    as_name: str | None = None,
+    replace: bool = False,
+    on_wait: WaitNotice | None = None,
+) -> PackReport:
     """Verify the pack at ``path`` and load it as one repo, atomically.
 
     Args:
@@ -72,6 +81,8 @@ def import_pack(store: Store, path: Path, *, as_name: str | None = None, replace
         as_name: full name to import under (``NAME`` or ``NAME@VERSION``); default the packed one.
             Section ids are rewritten to start with it.
         replace: replace an existing repo of that name (in the same transaction).
+        on_wait: told when the load waits for another run of the same repo, and when that wait
+            ends (:data:`docmunch.index.runlock.WaitNotice`); the pack is verified before the wait.
 
     Returns:
         A :class:`PackReport` for the loaded repo.
@@ -79,7 +90,8 @@ def import_pack(store: Store, path: Path, *, as_name: str | None = None, replace
     Raises:
         PackCorrupt: any check failed (tampered, truncated, not a pack). PackSchemaError: another
         pack format or index schema. RepoExists: the name is taken and ``replace`` is false.
-        InvalidRepoName: a bad ``as_name``. PackError: the file cannot be read.
+        InvalidRepoName: a bad ``as_name``. PackError: the file cannot be read. LimitExceeded:
+        another run held the repo longer than ``REPO_LOCK_WAIT_SECONDS``.
     """
     started = time.perf_counter()
     path = path.expanduser()
@@ -95,7 +107,7 @@ def import_pack(store: Store, path: Path, *, as_name: str | None = None, replace
         conn.close()
     pending = [dataclasses.replace(doc, pending=store.raw.put(doc.data, sync=False)[1]) for doc in docs]
     repo = manifest["repo"]
-    with RepoRun(store.home, name):  # not while an index run writes the same repo
+    with RepoRun(store.home, name, on_wait=on_wait):  # not while an index run writes the same repo
         existed = store.conn.execute("SELECT 1 FROM repos WHERE name = ?", (name,)).fetchone() is not None
         store.load_repo(
             name,

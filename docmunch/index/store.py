@@ -239,18 +239,30 @@ class Store(Connections):
 
     def remove_document(self, repo: str, doc_path: str) -> bool:
         """Remove one document; ``False`` when it was not indexed."""
+        return bool(self.remove_documents(repo, [doc_path]))
+
+    def remove_documents(self, repo: str, doc_paths: Sequence[str]) -> list[str]:
+        """Remove documents of ``repo`` in ONE transaction, taking them all out of the term index
+        in one pass (:func:`rows.delete_docs`), then discard their unreferenced raw files.
+
+        Returns:
+            The doc_paths that were indexed and are now removed, sorted (unknown paths and an
+            unknown repo are ignored).
+
+        Raises:
+            IndexStoreError: the database cannot be written.
+        """
+        if not doc_paths:
+            return []
         with self.write() as conn:
-            row = conn.execute(
-                "SELECT d.id, d.raw_hash FROM docs d JOIN repos r ON r.id = d.repo_id "
-                "WHERE r.name = ? AND d.doc_path = ?",
-                (repo, doc_path),
-            ).fetchone()
+            row = conn.execute("SELECT id FROM repos WHERE name = ?", (repo,)).fetchone()
             if row is None:
-                return False
-            rows.delete_doc_rows(conn, int(row[0]), keep_doc=False)
-            conn.execute("UPDATE repos SET indexed_at = ? WHERE name = ?", (rows.utc_now(), repo))
-        self._discard_unreferenced([row[1]])
-        return True
+                return []
+            removed = rows.delete_docs(conn, int(row[0]), doc_paths)
+            if removed:
+                conn.execute("UPDATE repos SET indexed_at = ? WHERE id = ?", (rows.utc_now(), row[0]))
+        self._discard_unreferenced([raw for _path, raw in removed])
+        return sorted(path for path, _raw in removed)
 
     def delete_repo(self, repo: str) -> None:
         """Delete a repo, its documents and their unreferenced raw files. Raises RepoNotFound."""

@@ -1,6 +1,7 @@
 """Error texts for the agent: CLI flag hints rewritten as what helps over MCP.
 
-The core's messages are written for the terminal (``use --allow-private``, ``pass --password``),
+The core's messages are written for the terminal (``use --allow-private``, ``pass its password
+with --password-stdin (or --password PW)``, ``--max-file-bytes N``),
 but an agent can pass no CLI flag. :func:`for_agent` rewrites those hints, in tool errors and in
 the per-file ``errors`` of index reports, to name the tool argument or server setting that helps:
 
@@ -11,10 +12,13 @@ CLI hint               over MCP
                        --allow-private`` or ``DOCMUNCH_ALLOW_PRIVATE=1`` in the server's
                        environment. Deliberately so: an agent reading untrusted pages must not
                        be able to lift the SSRF guard and probe the user's network by itself.
-``--password``         index the file once from a terminal (``docmunch index PATH
+``--password-stdin``   index the file once from a terminal (``docmunch index PATH
                        --password-stdin``, which asks for the password without echo and keeps
                        it out of process lists); tools take no passwords, which would land in
                        the agent's transcript.
+``--max-file-bytes``   index the folder once from a terminal (``docmunch index PATH
+                       --max-file-bytes N``): ``index_local`` takes no size option, its runs
+                       keep the default cap of 5 MiB per file.
 =====================  ==========================================================================
 """
 
@@ -22,7 +26,9 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ALLOW_PRIVATE_HINT", "PASSWORD_HINT", "for_agent"]
+from docmunch.errors import PasswordRequired
+
+__all__ = ["ALLOW_PRIVATE_HINT", "MAX_FILE_BYTES_HINT", "PASSWORD_HINT", "for_agent"]
 
 ALLOW_PRIVATE_HINT = (
     "this server refuses private and loopback addresses; to allow them, restart it with "
@@ -35,12 +41,19 @@ PASSWORD_HINT = (
     "encrypted files cannot be opened over MCP; index it once from a terminal with "
     "`docmunch index PATH --password-stdin`, which asks for the password"
 )
-"""What replaces ``pass --password`` in messages sent to the agent."""
+"""What replaces :attr:`PasswordRequired.HINT <docmunch.errors.PasswordRequired.HINT>` (``pass its
+password with --password-stdin (or --password PW)``) in messages sent to the agent."""
+
+MAX_FILE_BYTES_HINT = (
+    "index_local keeps the default size limit; to index larger files, index the folder once from "
+    "a terminal with `docmunch index PATH --max-file-bytes N`"
+)
+"""What replaces ``--max-file-bytes N raises the size limit`` in messages sent to the agent."""
 
 _REWRITES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\buse --allow-private\b[^;)]*"), ALLOW_PRIVATE_HINT),
-    (re.compile(r"\bpass --password\b"), PASSWORD_HINT),
-    (re.compile(r"\(--password\)"), f"({PASSWORD_HINT})"),
+    (re.compile(re.escape(PasswordRequired.HINT)), PASSWORD_HINT),  # the core's exact wording
+    (re.compile(r"--max-file-bytes N raises the size limit"), MAX_FILE_BYTES_HINT),
 )
 
 

@@ -201,11 +201,13 @@ def crawl_site(
         if own:
             fetcher.close()
     if complete:
-        for doc in index.list_docs(repo):
-            reached = doc.doc_path in run.stored_paths
-            mine = in_scope(normalize_url(doc.source_ref or "") or "", prefix)  # never another origin's
-            if not reached and mine and index.remove_document(repo, doc.doc_path):
-                run.tally.removed += 1
+        gone = [
+            doc.doc_path
+            for doc in index.list_docs(repo)
+            if doc.doc_path not in run.stored_paths
+            and in_scope(normalize_url(doc.source_ref or "") or "", prefix)  # never another origin's
+        ]
+        run.tally.removed += len(index.remove_documents(repo, gone))  # one transaction
     return run.tally.report(index, repo, started)
 
 

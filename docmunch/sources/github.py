@@ -352,5 +352,5 @@ def _index_tree(
         finally:
             if progress is not None:
                 progress(done, len(files), doc_path)
-    removed = sum(1 for gone in sorted(known - seen) if index.remove_document(repo, gone))
+    removed = len(index.remove_documents(repo, sorted(known - seen)))  # one transaction
     return IndexReport(repo, indexed, unchanged, removed, skipped, 0, tuple(errors), 0)

@@ -42,7 +42,10 @@ def test_password_from_a_pipe_opens_the_encrypted_pdf(tmp_path: Path, encrypted:
     pdf, password = encrypted
     home = tmp_path / "home"
     locked = _run(home, "index", str(pdf), "--repo", "locked", "--json")
-    assert locked.returncode == 1 and "encrypted PDF" in json.loads(locked.stdout)["errors"][0]["error"]
+    assert locked.returncode == 1
+    assert json.loads(locked.stdout)["errors"][0]["error"] == (
+        "encrypted PDF; pass its password with --password-stdin (or --password PW)"
+    )
     done = _run(home, "index", str(pdf), "--repo", "enc", "--password-stdin", "--json", stdin=password + "\n")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
@@ -60,7 +63,8 @@ def test_a_wrong_password_from_a_pipe_is_the_files_error(tmp_path: Path, encrypt
     assert wrong.returncode == 1
     assert "0 indexed" in wrong.stdout and "1 error;" in wrong.stdout
     assert wrong.stderr == (
-        "docmunch: error password-example.pdf: wrong password for encrypted PDF (--password)\n"
+        "docmunch: error password-example.pdf: wrong password for encrypted PDF; "
+        "pass its password with --password-stdin (or --password PW)\n"
     )
     trailing_space = _run(tmp_path / "home", "extract", str(pdf), "--password-stdin", stdin=password + " \n")
     assert trailing_space.returncode == 1 and "wrong password" in trailing_space.stderr  # kept as typed

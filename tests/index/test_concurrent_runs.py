@@ -6,10 +6,14 @@ the second then replaced every document of the first one by one, reading each of
 document's terms' postings segments once per document (and making a new segment per
 document): 1.4 million postings filters, ~100 s. Now a batch takes its replaced documents out
 of the term index in one pass, and the waiting run says it waits (with the other's pid).
+A pack import of the repo waits for an index run the same way and says so in the same line
+(it used to wait in silence).
 """
 
 from __future__ import annotations
 
+import json
+import re
 import subprocess
 import sys
 import time
@@ -17,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from docmunch.index.runlock import run_state
 from tests.hostile.budget import REPO_ROOT, cli_env
 
 pytestmark = pytest.mark.timeout(600)
@@ -86,3 +91,40 @@ def test_two_runs_of_one_repo_take_turns(tmp_path: Path, existing: bool) -> None
     line = next(ln for ln in waited[0][1].splitlines() if WAIT_LINE in ln)
     assert line.startswith("docmunch: repo 'pair' "), line
     assert f"(pid {other.pid}, " in line, line
+
+
+def _cli(home: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "docmunch", *argv],
+        capture_output=True, text=True, env=cli_env(home), cwd=REPO_ROOT, timeout=300,
+    )  # fmt: skip
+
+
+def test_an_import_waiting_for_an_index_run_says_so(tmp_path: Path) -> None:
+    small = tmp_path / "small"
+    small.mkdir()
+    (small / "a.md").write_text("# Small\n\nsmall words\n", encoding="utf-8")
+    packed = tmp_path / "pair.dmpack"
+    assert _cli(tmp_path / "elsewhere", "index", str(small), "--repo", "pair").returncode == 0
+    assert _cli(tmp_path / "elsewhere", "export", "pair", "-o", str(packed)).returncode == 0
+
+    home = tmp_path / "home"
+    indexing = _index(home, _corpus(tmp_path / "docs"))
+    deadline = time.monotonic() + 60
+    while run_state(home, "pair") != "running":  # the index run holds the repo
+        assert indexing.poll() is None and time.monotonic() < deadline, indexing.communicate()
+        time.sleep(0.02)
+    imported = _cli(home, "import", str(packed), "--replace", "--json")
+    _, index_err = indexing.communicate(timeout=300)
+    assert indexing.returncode == 0, index_err
+    assert imported.returncode == 0, imported.stderr
+    assert re.fullmatch(  # the line `docmunch index` prints, naming the index run's pid
+        rf"docmunch: repo 'pair' is being written by another docmunch run \(pid {indexing.pid}, "
+        r"started \S+\); waiting for it to finish \(at most 600 s\)\n",
+        imported.stderr,
+    ), imported.stderr
+    assert json.loads(imported.stdout)["replaced"] is True  # stdout stays the report
+    assert WAIT_LINE not in index_err
+    listed = json.loads(_cli(home, "list", "--json").stdout)["repos"]
+    assert [(r["repo"], r["docs"]) for r in listed] == [("pair", 1)]  # the import came second, whole
+    _verify(home)

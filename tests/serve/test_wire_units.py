@@ -295,6 +295,8 @@ def test_cli_hints_become_server_settings_for_the_agent() -> None:
 
     blocked = "127.0.0.1 is a loopback address; use --allow-private to fetch from private networks"
     assert for_agent(blocked) == f"127.0.0.1 is a loopback address; {ALLOW_PRIVATE_HINT}"
-    assert for_agent("encrypted PDF; pass --password") == f"encrypted PDF; {PASSWORD_HINT}"
-    assert "--password-stdin" in for_agent("wrong password for encrypted PDF (--password)")
+    cli = "pass its password with --password-stdin (or --password PW)"  # the core's wording
+    assert for_agent(f"encrypted PDF; {cli}") == f"encrypted PDF; {PASSWORD_HINT}"
+    wrong = for_agent(f"wrong password for encrypted PDF; {cli}")
+    assert wrong == f"wrong password for encrypted PDF; {PASSWORD_HINT}" and "(or --password" not in wrong
     assert for_agent("unknown repo 'x'") == "unknown repo 'x'"
