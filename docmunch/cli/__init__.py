@@ -37,7 +37,7 @@ from collections.abc import Callable
 
 from docmunch import __version__, cli_versions
 from docmunch.cli import extract_serve_commands, index_commands, provenance_commands, read_commands
-from docmunch.cli.parser import Parser, UsageError, option_arity, parse, search_argv
+from docmunch.cli.parser import Parser, UsageError, option_arity, parse, search_argv, utf8_argv
 from docmunch.errors import DocmunchError
 from docmunch.setup import commands as setup_commands
 from docmunch.terminal import emit_json as _emit_json
@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     141 when the reader of stdout went away, as a SIGPIPE would end a C tool)."""
     parser = build_parser()
     try:
-        argv = list(sys.argv[1:] if argv is None else argv)
+        argv = utf8_argv(list(sys.argv[1:] if argv is None else argv))
         args = parse(parser, search_argv(argv, option_arity(parser.commands["search"])))
     except UsageError as exc:
         sys.stderr.write(f"{exc}\n")

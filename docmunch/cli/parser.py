@@ -29,6 +29,7 @@ __all__ = [
     "positive",
     "positive_at_most",
     "search_argv",
+    "utf8_argv",
 ]
 
 Register = Callable[[str, Callable[[argparse.Namespace], int], str], argparse.ArgumentParser]
@@ -85,6 +86,30 @@ def host_port(text: str) -> str:
 
 REPO_HELP = "NAME (its default version), NAME@VERSION or NAME@* (every version)"
 """Help text of a ``REPO`` argument that takes a version (``search``, ``delete``)."""
+
+
+def utf8_argv(argv: list[str]) -> list[str]:
+    """``argv`` unchanged when every argument is UTF-8 text.
+
+    Python decodes command-line bytes that are not UTF-8 into lone surrogates
+    (``surrogateescape``, PEP 383); such a string cannot be searched for, stored or printed,
+    and no section title, path or id holds it (file names that are not UTF-8 are skipped when
+    indexing).
+
+    Raises:
+        UsageError: for the first argument that is not UTF-8, naming its position (1 = the first
+            argument after ``docmunch``) and showing its bytes (``\\xff``).
+    """
+    for position, arg in enumerate(argv, 1):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            shown = arg.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+            raise UsageError(
+                f"docmunch: argument {position} ('{shown}') is not valid UTF-8 text; "
+                "docmunch reads its arguments as UTF-8 (check the terminal's encoding, e.g. LANG=C.UTF-8)"
+            ) from None
+    return argv
 
 
 def option_arity(parser: argparse.ArgumentParser) -> dict[str, int]:

@@ -153,3 +153,43 @@ def test_web_url_options_warn_and_refresh_keeps_allow_private(tmp_path: Path) ->
         assert _cli(home, "refresh", "site", "--allow-private").returncode == 0
     finally:
         site.close()
+
+
+@pytest.mark.parametrize(
+    ("argv", "position", "shown"),
+    [
+        ([b"search", b"rust", b"threads \xff join"], 3, "threads \\xff join"),
+        ([b"search", "调度器 ".encode() + b"\xfe"], 2, "调度器 \\xfe"),
+        ([b"toc", b"rust", b"index\xff.md"], 3, "index\\xff.md"),
+        ([b"section", b"rust:\xc3"], 2, "rust:\\xc3"),
+    ],
+)
+def test_arguments_that_are_not_utf8_are_usage_errors(
+    home: Path, argv: list[bytes], position: int, shown: str
+) -> None:
+    """Bytes that are not UTF-8 reach Python as lone surrogates; SQLite cannot bind them, and
+    they were an internal error. Now: exit 2 and the argument shown with its bad bytes."""
+    env = {**os.environ, "DOCMUNCH_HOME": str(home), "LC_ALL": "C.UTF-8"}
+    run = subprocess.run(
+        [sys.executable.encode(), b"-m", b"docmunch", *argv], env=env, capture_output=True, timeout=120
+    )
+    stderr = run.stderr.decode("utf-8")
+    assert run.returncode == 2 and run.stdout == b"", stderr
+    assert stderr == (
+        f"docmunch: argument {position} ('{shown}') is not valid UTF-8 text; docmunch reads its "
+        "arguments as UTF-8 (check the terminal's encoding, e.g. LANG=C.UTF-8)\n"
+    )
+
+
+def test_a_query_with_lone_surrogates_is_searched_as_text(home: Path) -> None:
+    """The library API replaces them with U+FFFD instead of failing in SQLite."""
+    from docmunch.index import Index
+
+    index = Index.open(home)
+    try:
+        hits = index.search("threads \udcff join", repo="rust")
+        assert [h.title for h in hits] == ["Threads"]
+        assert index.search("\udcff") == []
+        assert index.search("threads", repo="rust", path_glob="*\udcff") == []
+    finally:
+        index.close()
