@@ -15,6 +15,7 @@ from typing import Any
 from docmunch.cli.parser import REPO_HELP, Register, non_negative, positive_at_most
 from docmunch.errors import RepoNotFound, UnknownVersion
 from docmunch.index import MAX_HITS, Index, SectionRead, section_toc_json
+from docmunch.index.records import echo_query
 from docmunch.terminal import console as _console
 from docmunch.terminal import counted as _counted
 from docmunch.terminal import emit_json as _emit_json
@@ -74,7 +75,9 @@ def _cmd_search(args: argparse.Namespace) -> int:
             answer["no_results"] = empty.to_json()
         if unmatched:
             answer["unmatched_words"] = list(unmatched)
-        answer["_meta"] = {"latency_ms": latency, "sections_returned": len(hits), "query": args.query}
+        answer["_meta"] = {
+            "latency_ms": latency, "sections_returned": len(hits), "query": echo_query(args.query)
+        }
         _emit_json(answer)
     if empty is not None:  # like an unknown section or document: one line on stderr, exit 1
         sys.stderr.write(f"docmunch: no results: {_one_line(empty.message)}\n")

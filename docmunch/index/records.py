@@ -25,6 +25,7 @@ __all__ = [
     "SectionRead",
     "VerifyCheck",
     "VerifyReport",
+    "echo_query",
     "section_toc_json",
 ]
 
@@ -425,3 +426,17 @@ def section_toc_json(section: Section) -> dict[str, Any]:
         "byte_start": section.byte_start,
         "byte_end": section.byte_end,
     }
+
+
+QUERY_ECHO_MAX_CHARS = 200
+"""A search answer echoes its query cut to this many characters (``…`` marks the cut): a query
+may be megabytes long (a pasted log), and sending it back would cost a reader as many tokens."""
+
+
+def echo_query(query: str) -> str:
+    """``query`` as a search answer repeats it (MCP ``search_sections``' ``query``, the CLI's
+    ``--json`` ``_meta.query``): whole up to :data:`QUERY_ECHO_MAX_CHARS` characters, else its
+    start and ``…``."""
+    if len(query) <= QUERY_ECHO_MAX_CHARS:
+        return query
+    return query[: QUERY_ECHO_MAX_CHARS - 1] + "…"

@@ -172,7 +172,8 @@ def is_shortcode_only(text: str) -> bool:
 def first_sentence(text: str, *, limit: int = SUMMARY_MAX_CHARS) -> str:
     """The first sentence of collapsed plain ``text``, at most ``limit`` characters.
 
-    A sentence ends at ``!`` or ``?`` followed by whitespace or the end, at a CJK ``。！？``, or
+    A sentence ends at ``!`` or ``?`` that follows a word and is followed by whitespace or the
+    end (a stand-alone one is a token the text talks about: "the ? operator"), at a CJK ``。！？``, or
     at a ``.`` followed by the end or by whitespace and a character that can open a sentence
     (not a lower-case letter or a digit: "e.g. the", "Vol. 85" go on), unless the word before
     it is a common abbreviation (:data:`_ABBREVIATIONS`) or a single capital (an initial).
@@ -194,6 +195,8 @@ def _sentence_end(text: str) -> int:
     """Index just past the first sentence of collapsed ``text`` (``len(text)`` when none ends)."""
     for match in _SENTENCE_END_RE.finditer(text):
         end = match.end()
+        if match.group() in "!?" and text[match.start() - 1 : match.start()] == " ":
+            continue  # a stand-alone ``?`` or ``!`` is a token talked about: "the ? operator"
         if match.group() != ".":
             return end
         after = text[end + 1 : end + 2]

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from docmunch.errors import DocmunchError, SectionNotFound, SourceError
-from docmunch.index.records import section_toc_json
+from docmunch.index.records import echo_query, section_toc_json
 from docmunch.serve._context import BYTES_PER_TOKEN, ProgressFn, ToolContext, ToolOutput
 
 __all__ = ["HANDLERS", "citation", "github_spec"]
@@ -31,9 +31,6 @@ TREE_PAGE_NODES = 50
 """Default page size of ``get_toc_tree`` (top-level nodes, each with its subtree; 200 was 89 KB)."""
 REPO_PAGE_ITEMS = 200
 """Default page size of ``list_repos`` (repos are few; a page rarely ends early)."""
-QUERY_ECHO_MAX_CHARS = 200
-"""``search_sections`` echoes its query cut to this many characters (``…`` marks the cut): a
-query may be megabytes long, and sending it back would cost the agent as many tokens."""
 
 
 def _page(items: list[Any], args: dict[str, Any], key: str, default_limit: int) -> dict[str, Any]:
@@ -234,10 +231,7 @@ def search_sections(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn
     results = [hit.to_json() for hit in hits]
     docs = {(r.get("repo") or repo, r["doc_path"]) for r in results}
     doc_bytes = sum(ctx.doc_sizes(r).get(d, 0) for r, d in docs if r)
-    query: str = args["query"]
-    if len(query) > QUERY_ECHO_MAX_CHARS:
-        query = query[: QUERY_ECHO_MAX_CHARS - 1] + "…"
-    answer: dict[str, Any] = {"query": query, "results": results}
+    answer: dict[str, Any] = {"query": echo_query(args["query"]), "results": results}
     if results and (unmatched := ctx.index.unmatched_words(args["query"], repo=repo)):
         answer["unmatched_words"] = list(unmatched)  # the results rest on the other words
     if not results:  # why: stop words only, no known word, filters (docmunch.index.empty)

@@ -157,7 +157,13 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "url": {"type": "string", "pattern": "^https?://", "description": "http(s) URL."},
                 "name": _NAME,
                 "crawl": {"type": "boolean", "default": False, "description": "Follow links under the URL."},
-                "max_pages": {"type": "integer", "minimum": 1, "maximum": 10000, "default": 500},
+                "max_pages": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": 10000,
+                    "default": 500,
+                    "description": "With crawl=true, the most pages to request.",
+                },
             },
             ["url"],
         ),
@@ -272,8 +278,20 @@ TOOLS: tuple[ToolSpec, ...] = (
                     "minLength": 1,
                     "description": "Only docs matching this glob.",
                 },
-                "min_level": {"type": "integer", "minimum": 0, "maximum": 6},
-                "max_level": {"type": "integer", "minimum": 0, "maximum": 6},
+                "min_level": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 6,
+                    "description": "Only sections whose heading level is at least this (0 = the "
+                    "text before a document's first heading, 1 = '#', 2 = '##', ...).",
+                },
+                "max_level": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 6,
+                    "description": "Only sections whose heading level is at most this (e.g. 2: "
+                    "page titles and chapters, no subsections).",
+                },
                 "snippet_bytes": {
                     "type": "integer",
                     "minimum": 0,
@@ -309,7 +327,14 @@ TOOLS: tuple[ToolSpec, ...] = (
         _obj(
             {
                 "repo": _SECTION_REPO,
-                "section_ids": {"type": "array", "items": _SECTION_ID, "minItems": 1, "maxItems": 100},
+                "section_ids": {
+                    "type": "array",
+                    "items": _SECTION_ID,
+                    "minItems": 1,
+                    "maxItems": 100,
+                    "description": "1-100 section ids (from search_sections or get_toc), answered "
+                    "in this order; a repeated id once.",
+                },
                 "verify": _VERIFY,
             },
             ["section_ids"],
@@ -326,7 +351,13 @@ TOOLS: tuple[ToolSpec, ...] = (
             {
                 "repo": _SECTION_REPO,
                 "section_id": _SECTION_ID,
-                "max_tokens": {"type": "integer", "minimum": 1, "maximum": 200000, "default": 2000},
+                "max_tokens": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": 200000,
+                    "default": 2000,
+                    "description": "Budget for the section and its context (1 token = 4 bytes).",
+                },
             },
             ["section_id"],
         ),

@@ -154,6 +154,15 @@ def test_all_takes_every_word_as_the_query(home: Path, capsys: pytest.CaptureFix
     assert json.loads(capsys.readouterr().out)["_meta"]["query"] == "tools gadget"
 
 
+def test_json_echoes_a_long_query_cut_as_mcp_does(home: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A pasted log of 100 KB is not sent back whole: the first 199 characters and ``…``."""
+    capsys.readouterr()
+    log = "gadget tools " + "x" * 100_000
+    assert main(["search", "--all", log, "--json"]) == 0
+    echoed = json.loads(capsys.readouterr().out)["_meta"]["query"]
+    assert echoed == log[:199] + "…"
+
+
 def test_query_words_may_start_with_a_dash_and_options_go_anywhere(
     home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

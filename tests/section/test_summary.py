@@ -1,4 +1,5 @@
-"""Summaries are the first sentence: abbreviations, initials and numbers do not end one."""
+"""Summaries are the first sentence: abbreviations, initials, numbers and a stand-alone ``?`` or
+``!`` (an operator the text is about) do not end one."""
 
 from __future__ import annotations
 
@@ -16,6 +17,12 @@ from docmunch.section.plain import first_sentence
         ("J. Smith wrote the guide. Others edited it.", "J. Smith wrote the guide."),
         ("Versions 1.2 and 1.3 differ. Read on.", "Versions 1.2 and 1.3 differ."),
         ("It works! Really.", "It works!"),
+        ("What is it? A tool.", "What is it?"),
+        (
+            "The ? operator can only be used where the ? fits. Then more.",
+            "The ? operator can only be used where the ? fits.",
+        ),
+        ("Use the ! never type here. More.", "Use the ! never type here."),
         ("调度器挑选节点。然后绑定。", "调度器挑选节点。"),
         ("A sentence without an end", "A sentence without an end"),
         ("Ends at the end.", "Ends at the end."),

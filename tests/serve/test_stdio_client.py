@@ -43,6 +43,9 @@ def test_initialize_and_tool_listing(tmp_path: Path, mode: str) -> None:
                 assert tool.input_schema["type"] == "object"
                 assert tool.annotations is not None
                 assert tool.annotations.read_only_hint is (name in READERS), name
+                properties = tool.input_schema.get("properties", {})
+                undescribed = [k for k, v in properties.items() if not v.get("description")]
+                assert undescribed == [], (name, undescribed)  # an agent sees nothing else
             delete_hints, index_hints = tools["delete_index"].annotations, tools["index_local"].annotations
             assert delete_hints is not None and delete_hints.destructive_hint is True
             assert index_hints is not None and index_hints.destructive_hint is False
