@@ -70,8 +70,10 @@ given code snippet; higher values … are typically not caused by variability in
 speed, but by other processes interfering with your timing accuracy", Python docs, timeit)."""
 EXCLUDE = ("NOTICE.md",)
 RANKINGS = ("question", "legacy")
-SETS = ("dev", "validation", "keywords")
-"""The query sets, in report order (:func:`query_files`)."""
+SETS = ("dev", "validation", "keywords", "typos")
+"""The query sets, in report order: the files of :func:`query_files`, then ``typos``, the
+questions and keyword queries of English words with one word mistyped
+(:func:`search_eval.with_typos`, derived on each run, never stored)."""
 TARGETS = {
     "dev_recall@10": 0.92,
     "dev_mrr@10": 0.70,
@@ -96,6 +98,17 @@ def query_files(fixtures: Path) -> dict[str, Path]:
         "keywords": ROOT / "fixtures" / "queries" / "keywords.jsonl",
     }
     return {name: path for name, path in files.items() if path.is_file()}
+
+
+def load_sets(fixtures: Path) -> dict[str, list[search_eval.Labelled]]:
+    """Every query set of :data:`SETS` that exists: the files of :func:`query_files`, and
+    ``typos`` derived from their questions and keyword queries (English words only)."""
+    corpora = fixtures / "corpora"
+    sets = {name: search_eval.load(path, corpora) for name, path in query_files(fixtures).items()}
+    english = [it for items in sets.values() for it in items if search_eval.language(it.query) == "en"]
+    if english:
+        sets["typos"] = search_eval.with_typos(english)
+    return sets
 
 
 def quality(index: Any, items: list[search_eval.Labelled], ranking: str) -> dict[str, Any]:
@@ -285,7 +298,7 @@ def measure(fixtures: Path, *, speed: bool = True) -> dict[str, Any]:
     from docmunch.index import Index
 
     corpora = fixtures / "corpora"
-    sets = {name: search_eval.load(path, corpora) for name, path in query_files(fixtures).items()}
+    sets = load_sets(fixtures)
     names = sorted({it.corpus for items in sets.values() for it in items} | {"k8s-en"})
     result: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="bench-search-") as tmp:

@@ -5,9 +5,10 @@ For tuning the question ranking: the corpora the query files name are indexed on
 a few seconds), then every query runs with limit 10 and :mod:`bench.search_eval` scores it.
 Printed: recall@10 / MRR@10 of all dev questions, per corpus and per language, of the odd
 (A: rows 1, 3, …) and even (B) rows separately — ``docs/search.md`` keeps a change only when
-it helps both halves — and of the keyword queries. ``--reindex`` rebuilds the index (needed
-after a change to what is stored: analysis, impacts, priors). No latency, no other ranking:
-``python -m bench search`` measures those.
+it helps both halves — of the keyword queries, and of the same questions and keyword queries
+with one word mistyped (``typos``, :func:`bench.search_eval.with_typos`). ``--reindex``
+rebuilds the index (needed after a change to what is stored: analysis, impacts, priors). No
+latency, no other ranking: ``python -m bench search`` measures those.
 
 Run: ``python -m bench.search_dev --home /tmp/my-dev-home [--reindex] [--ranks FILE]``
 (``--ranks`` writes every query's rank as JSON, to diff two variants row by row).
@@ -23,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bench import bench_search, search_eval
-from bench.bench_search import EXCLUDE, ROOT, query_files
+from bench.bench_search import EXCLUDE, ROOT
 
 __all__ = ["halves", "main"]
 
@@ -51,7 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     fixtures = Path(os.environ.get("DOCMUNCH_FIXTURES") or ROOT.parent / "shared" / "fixtures")
     corpora = fixtures / "corpora"
-    sets = {name: search_eval.load(path, corpora) for name, path in query_files(fixtures).items()}
+    sets = bench_search.load_sets(fixtures)
     if args.reindex and args.home.exists():
         shutil.rmtree(args.home)
     fresh = not args.home.exists()

@@ -10,19 +10,23 @@ mean of 1/rank (0 for a miss).
 
 Query files are JSON Lines with the fields of the dev set: ``query``, ``corpus``,
 ``doc_path``, ``heading``, ``line``, ``also`` (list of ``{doc_path, heading, line}``) and
-``kind``. This module is shared by :mod:`bench.bench_search` and the tests.
+``kind``. :func:`with_typos` derives a set of mistyped queries from labelled ones (spelling
+correction, ``docmunch/index/spelling.py``). This module is shared by :mod:`bench.bench_search`
+and the tests.
 """
 
 from __future__ import annotations
 
 import json
+import random
+import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CUTOFF", "Gold", "Labelled", "Scores", "language", "load", "rank_of", "score"]
+__all__ = ["CUTOFF", "Gold", "Labelled", "Scores", "language", "load", "rank_of", "score", "with_typos"]
 
 CUTOFF = 10
 """Results looked at per query (the ``@10`` of recall@10 and MRR@10)."""
@@ -86,6 +90,43 @@ def load(path: Path, corpora: Path) -> list[Labelled]:
                 tuple(gold(row["corpus"], a) for a in row.get("also", ())),
             )
         )
+    return out
+
+
+TYPO_SEED = 7
+"""Seed of :func:`with_typos` (the same set on every run)."""
+TYPO_MIN_CHARS = 5
+"""Shortest word :func:`with_typos` mistypes."""
+
+
+def with_typos(items: Sequence[Labelled], seed: int = TYPO_SEED) -> list[Labelled]:
+    """The items whose query has an ASCII word of letters of at least :data:`TYPO_MIN_CHARS`
+    characters, with its longest such word (the first of equals; stop words never, as
+    :func:`docmunch.index.analyze.content_words` keeps them out) mistyped by one edit: a letter
+    deleted, two neighbouring letters swapped, a letter replaced or one inserted, the kind and
+    the place (the first letter included) drawn from a seeded generator, the letters from the
+    ones most common in English text. Labels are kept: the same section answers."""
+    from docmunch.index.analyze import content_words
+
+    rng = random.Random(seed)
+    out: list[Labelled] = []
+    for item in items:
+        words = [w for w in content_words(item.query) if w.isascii() and w.isalpha()]
+        words = [w for w in words if len(w) >= TYPO_MIN_CHARS]
+        if not words:
+            continue
+        word = max(words, key=len)
+        at = rng.randrange(len(word) - 1)
+        kind = rng.choice(("delete", "swap", "replace", "insert"))
+        letter = rng.choice("etaoinshrdlu")
+        typo = {
+            "delete": word[:at] + word[at + 1 :],
+            "swap": word[:at] + word[at + 1] + word[at] + word[at + 2 :],
+            "replace": word[:at] + (letter if letter != word[at] else "x") + word[at + 1 :],
+            "insert": word[:at] + letter + word[at:],
+        }[kind]
+        query = re.sub(rf"\b{re.escape(word)}\b", typo, item.query, count=1)
+        out.append(replace(item, query=query))
     return out
 
 

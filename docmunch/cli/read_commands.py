@@ -68,6 +68,7 @@ def _cmd_search(args: argparse.Namespace) -> int:
             args.query, repo=args.repo, doc_path=args.doc, path_glob=args.glob
         )
         unmatched = index.unmatched_words(args.query, repo=args.repo) if hits else ()
+        corrected = index.corrected_words(args.query, repo=args.repo) if hits else {}
     latency = round((time.perf_counter() - started) * 1000, 2)
     if args.json:
         answer: dict[str, Any] = {"results": [h.to_json() for h in hits]}
@@ -75,6 +76,8 @@ def _cmd_search(args: argparse.Namespace) -> int:
             answer["no_results"] = empty.to_json()
         if unmatched:
             answer["unmatched_words"] = list(unmatched)
+        if corrected:
+            answer["corrected_words"] = corrected
         answer["_meta"] = {
             "latency_ms": latency, "sections_returned": len(hits), "query": echo_query(args.query)
         }
@@ -93,11 +96,18 @@ def _cmd_search(args: argparse.Namespace) -> int:
             console.print(f"{_HIT_INDENT}[dim]{_esc(h.summary)}[/]")
         if h.snippet:
             console.print(_esc(_indented(h.snippet)))
-    if unmatched:  # the results rest on the other words: say so once, after them
-        where = f"repo {_printable(args.repo)}" if args.repo is not None else "any repo"
-        listed = ", ".join(_printable(word) for word in unmatched)
+    plain = [word for word in unmatched if word not in corrected]
+    if corrected or plain:  # say once, after the results, what they do not rest on
+        notes = []
+        if corrected:
+            pairs = (f"{_printable(word)} as {_printable(fixed)}" for word, fixed in corrected.items())
+            notes.append("searched " + ", ".join(pairs))
+        if plain:
+            where = f"repo {_printable(args.repo)}" if args.repo is not None else "any repo"
+            notes.append(f"not in {where}: {', '.join(_printable(word) for word in plain)}")
+            notes.append("the results match the other words")
         sys.stdout.flush()
-        sys.stderr.write(f"docmunch: note: not in {where}: {listed}; the results match the other words\n")
+        sys.stderr.write(f"docmunch: note: {'; '.join(notes)}\n")
     return 0
 
 

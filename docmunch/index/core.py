@@ -17,7 +17,7 @@ from docmunch.formats.base import Rendition
 from docmunch.index import indexer, pack, pack_import, read, verify, versions
 from docmunch.index import search as _search
 from docmunch.index.connections import default_home
-from docmunch.index.empty import EmptyReason, explain_empty, unmatched_words
+from docmunch.index.empty import EmptyReason, corrected_words, explain_empty, unmatched_words
 from docmunch.index.records import (
     DocInfo,
     DocState,
@@ -285,6 +285,15 @@ class Index:
             RepoNotFound, UnknownVersion: ``repo`` is not indexed.
         """
         return unmatched_words(self._store, query, repo=repo)
+
+    def corrected_words(self, query: str, *, repo: str | None = None) -> dict[str, str]:
+        """``{mistyped word: the word searched in its place}`` of a search over ``repo`` (at
+        most 8); see :func:`docmunch.index.empty.corrected_words`.
+
+        Raises:
+            RepoNotFound, UnknownVersion: ``repo`` is not indexed.
+        """
+        return corrected_words(self._store, query, repo=repo)
 
     def section_repo(self, repo: str | None, section_id: str) -> str:
         """The full name of the repo a section read of ``section_id`` goes to: ``repo`` resolved

@@ -20,7 +20,9 @@ A search that did find sections may still have words that occur nowhere in the s
 (``roll back zebra unicorn``): the score counts only the words a repo knows, so such a result
 can look as confident as a good one. :func:`unmatched_words` names them, so that an agent can
 tell it asked the wrong repo or used words the docs do not (MCP ``unmatched_words``, CLI
-``--json`` the same and otherwise one note on stderr).
+``--json`` the same and otherwise one note on stderr). A mistyped word among them was searched
+as the repos' nearest word (:mod:`docmunch.index.spelling`); :func:`corrected_words` names
+each correction (MCP and ``--json`` ``corrected_words``, the CLI's note).
 
 An unknown repo, version or ``doc_path`` is not an empty result: those raise
 (:class:`~docmunch.errors.RepoNotFound`, :class:`~docmunch.errors.UnknownVersion`,
@@ -45,10 +47,18 @@ from docmunch.index.analyze import (
 )
 from docmunch.index.identifiers import symbols
 from docmunch.index.rank import Ranker, query_weights
+from docmunch.index.spelling import correctable, corrections, surface_word
 from docmunch.index.store import Store
 from docmunch.index.synonyms import variants
 
-__all__ = ["MAX_REASON_WORDS", "REASONS", "EmptyReason", "explain_empty", "unmatched_words"]
+__all__ = [
+    "MAX_REASON_WORDS",
+    "REASONS",
+    "EmptyReason",
+    "corrected_words",
+    "explain_empty",
+    "unmatched_words",
+]
 
 REASONS = ("nothing_indexed", "no_words", "stop_words", "unknown_words", "filtered")
 """Every :attr:`EmptyReason.code`, in the order they are checked."""
@@ -138,6 +148,33 @@ def unmatched_words(store: Store, query: str, *, repo: str | None = None) -> tup
         known.update(row[0] for row in store.conn.execute(sql, (*repo_ids, *chunk)))
     missing = [_cut(word) for word, found in words.items() if not found & known]
     return tuple(missing[:MAX_REASON_WORDS])
+
+
+def corrected_words(store: Store, query: str, *, repo: str | None = None) -> dict[str, str]:
+    """``{word as written: the word searched in its place}`` for the query's mistyped words
+    that the ranking corrected (:mod:`docmunch.index.spelling`: ``drian`` → ``drain``), at most
+    :data:`MAX_REASON_WORDS`, in query order; ``{}`` when none was.
+
+    Raises:
+        RepoNotFound, UnknownVersion: ``repo`` is not indexed (as the search itself).
+    """
+    repo_ids = _repo_ids(store, repo)
+    wanted = sorted(correctable(query))
+    if not repo_ids or not wanted:
+        return {}
+    repos = ",".join("?" * len(repo_ids))
+    marks = ",".join("?" * len(wanted))
+    known = {row[0] for row in store.conn.execute(
+        f"SELECT DISTINCT term FROM terms WHERE repo_id IN ({repos}) AND term IN ({marks})",
+        (*repo_ids, *wanted),
+    )}  # fmt: skip
+    fixes = corrections(store.conn, repo_ids, query, known)
+    out: dict[str, str] = {}
+    for word in content_words(query):
+        found = terms(word, query=True)
+        if found and found[0] in fixes and _cut(word) not in out:
+            out[_cut(word)] = surface_word(store.conn, repo_ids, fixes[found[0]])
+    return dict(list(out.items())[:MAX_REASON_WORDS])
 
 
 def explain_empty(

@@ -44,6 +44,7 @@ import numpy.typing as npt
 from docmunch.index.analyze import CHAR_PREFIX, cjk_words, is_cjk, terms
 from docmunch.index.impacts import IMPACT_LEVELS
 from docmunch.index.postings import read_postings, unpack_postings
+from docmunch.index.spelling import CORRECTION_WEIGHT, corrections
 from docmunch.index.stopwords import CHINESE
 from docmunch.index.synonyms import expansions
 from docmunch.index.termstats import TermStats
@@ -201,6 +202,9 @@ class Ranker:
         """N of IDF: sections of the searched repos together."""
         self._base: dict[bool, tuple[Ids, Floats, Floats]] = {}
         """Per kind (documents?): the accumulated postings of the query's own terms."""
+        self.corrections: dict[str, str] = {}
+        """``{query term: the repos' term searched in its place}`` (:mod:`.spelling`)."""
+        self._query = query
         weights = query_weights(query)
         self.sequence = [t for t in terms(query, query=True) if t in weights]
         """The query's own terms in order (proximity)."""
@@ -273,6 +277,10 @@ class Ranker:
         for word, weight in expansions(list(weights)).items():
             if word not in weights and word not in extra:
                 extra[word] = weight
+        for term, fixed in corrections(self.conn, self.repo_ids, self._query, found).items():
+            if term in weights and fixed not in weights:  # a mistyped word: the repos' nearest
+                self.corrections[term] = fixed
+                extra[fixed] = max(extra.get(fixed, 0.0), weights[term] * CORRECTION_WEIGHT)
         found.update(self._lookup(list(extra)))
         weights = {**extra, **weights}
         for word, entries in found.items():

@@ -47,6 +47,7 @@ from docmunch.index.proximity import PROXIMITY_CHECKS, Proximity
 from docmunch.index.rank import DOCUMENT_WEIGHT, FEEDBACK_SECTIONS, Ranker
 from docmunch.index.read import read_snippet
 from docmunch.index.records import SearchHit
+from docmunch.index.spelling import corrected_text
 from docmunch.index.store import Store
 from docmunch.index.synonyms import variants
 
@@ -270,6 +271,8 @@ def search(
         scored = context.symbol_titles(operators)
     else:
         keys = _title_keys(query)
+        if context.corrected_query is not None:  # ``WHvCreatPartition``: the page so titled
+            keys = tuple(dict.fromkeys((*keys, *_title_keys(context.corrected_query))))
         scored = context.ranked(limit, keys)
         if scored and ranker.feedback([row[0] for _, row in scored[:FEEDBACK_SECTIONS]]):
             scored = context.ranked(limit, keys)
@@ -335,7 +338,16 @@ class _Context:
         ``None`` when it has no terms (``中``, a function word searched as a character), which
         no title matches."""
         self.variant_keys = _variant_keys(self.query_key)
-        """Title keys of the query with one term replaced by a variant (:data:`VARIANT_TITLE_BOOST`)."""
+        """Title keys of the query with one term replaced by a variant, or with its mistyped
+        words corrected (:data:`VARIANT_TITLE_BOOST`)."""
+        self.corrected_query: str | None = None
+        """The query with its mistyped words corrected (:mod:`.spelling`), when some were: its
+        title key counts as a variant's, its exact titles as the query's own."""
+        if ranker.corrections:
+            self.corrected_query = corrected_text(store.conn, ranker.repo_ids, query, ranker.corrections)
+            spelled = title_key(self.corrected_query)
+            if spelled and spelled != self.query_key and spelled not in self.variant_keys:
+                self.variant_keys = (*self.variant_keys, spelled)
         self.query_cjk = is_cjk(query)
         """The query holds a CJK character (:data:`LANGUAGE_MISMATCH`)."""
         self._named: dict[int, bool] = {}

@@ -234,6 +234,8 @@ def search_sections(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn
     answer: dict[str, Any] = {"query": echo_query(args["query"]), "results": results}
     if results and (unmatched := ctx.index.unmatched_words(args["query"], repo=repo)):
         answer["unmatched_words"] = list(unmatched)  # the results rest on the other words
+    if results and (corrected := ctx.index.corrected_words(args["query"], repo=repo)):
+        answer["corrected_words"] = corrected  # mistyped words searched as the repos' nearest
     if not results:  # why: stop words only, no known word, filters (docmunch.index.empty)
         answer["no_results"] = ctx.index.explain_empty(
             args["query"], repo=repo, doc_path=args.get("doc_path"), path_glob=args.get("path_glob"),

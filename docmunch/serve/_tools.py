@@ -258,7 +258,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         "{results: [{id, repo, title, level, doc_path, score, summary, byte_start, byte_end, snippet?}]}; "
         "no results come with no_results: {reason, message} (stop_words, unknown_words, filtered, …); "
         "unmatched_words lists words of the query that occur nowhere in the searched repos (the "
-        "results rest on the others: another repo or other words may answer better). "
+        "results rest on the others: another repo or other words may answer better); "
+        "corrected_words maps the mistyped ones to the word searched instead ({drian: drain}). "
         "Then call get_section with an id. Omit repo to search every repo.",
         _obj(
             {

@@ -261,6 +261,25 @@ def test_limit_above_the_most_hits_is_a_usage_error_naming_the_range(
         assert f"argument --limit: must be from 1 to {MAX_HITS}, not {limit}" in err, err
 
 
+def test_mistyped_words_are_searched_corrected_and_named(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    assert main(["search", "tools", "gadgte instaler"]) == 0
+    out, err = capsys.readouterr()
+    assert "Gadget installer" in out
+    assert err == "docmunch: note: searched gadgte as gadget\n"  # "instaler" stems as "installer"
+    assert main(["search", "tools", "gadgte on a zyzzogeton"]) == 0
+    assert capsys.readouterr().err == (
+        "docmunch: note: searched gadgte as gadget; not in repo tools: zyzzogeton; "
+        "the results match the other words\n"
+    )
+    answer = _json(capsys, "search", "tools", "gadgte instaler")
+    assert answer["corrected_words"] == {"gadgte": "gadget"}
+    assert answer["unmatched_words"] == ["gadgte"]
+    assert "corrected_words" not in _json(capsys, "search", "tools", "gadget installer")
+
+
 def test_words_no_repo_has_are_named_after_the_results(
     home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -36,6 +36,10 @@ def test_empty_results_carry_a_reason_and_unknown_documents_are_errors(home: Pat
             assert found["results"] and "no_results" not in found and "unmatched_words" not in found
             partial = await search(repo="rust-book", query="share data between threads on a zyzzogeton")
             assert partial["results"] and partial["unmatched_words"] == ["zyzzogeton"]
+            assert "corrected_words" not in partial
+            typo = await search(repo="rust-book", query="share data between threds")
+            assert typo["corrected_words"] == {"threds": "threads"}
+            assert typo["results"][0]["doc_path"].startswith("ch16-")
             for args, reason in (
                 ({"repo": "rust-book", "query": "how do I do that?"}, "stop_words"),
                 ({"query": "是什么呢"}, "stop_words"),

@@ -1,0 +1,226 @@
+"""Spelling correction of query words that no searched repo holds (``drian`` → ``drain``).
+
+A mistyped word matched nothing and silently dropped out of the ranking (``how do I drian a
+node`` ranked by ``node`` alone; ``lifetmes elison`` found nothing). A query word is corrected
+when all of these hold:
+
+- it is a word of ASCII letters whose term (its stem; for a camelCase word, the stem of its
+  whole form) has at least :data:`MIN_CHARS` characters — not an identifier joined by ``-``,
+  ``_``, ``.``, ``/`` or ``::``, nor CJK (matched verbatim, or through sub-words and
+  characters);
+- none of the searched repos holds its term;
+- a term of those repos lies within :func:`max_edits` edits of it, counting a swap of two
+  neighbouring letters as one edit (optimal string alignment distance, computed by
+  ``rapidfuzz``) and starting with the same letter.
+
+The edit budget is Elasticsearch's ``fuzziness: AUTO`` (one edit for terms of 3–5
+characters, two from 6; Elasticsearch reference, *Common options: Fuzziness*), here applied to
+stems and from 4 characters: three-letter words have too many neighbours (``nod``: ``node``,
+``pod``, ``not``). The same first letter is the usual restriction of spelling correctors
+(Lucene's ``DirectSpellChecker`` defaults to ``minPrefix`` 1): first letters are mistyped far
+less often, and it keeps the candidates few. Among the candidates the fewest edits win, then
+the term in the most sections: Norvig's choice ("How to Write a Spelling Corrector", 2007: the
+known word of least edit distance, then of greatest frequency).
+
+The correction joins the query at :data:`CORRECTION_WEIGHT` of the word's weight
+(:class:`~docmunch.index.rank.Ranker`), and search answers name it
+(:func:`docmunch.index.empty.corrected_words`: MCP ``corrected_words``, the CLI's note).
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Collection, Mapping, Sequence
+
+from rapidfuzz.distance import OSA
+
+from docmunch.index.analyze import WORD_PATTERN, word_terms
+from docmunch.index.postings import read_postings, unpack_postings
+
+__all__ = [
+    "CORRECTION_WEIGHT",
+    "MAX_ATTEMPTS",
+    "MIN_CHARS",
+    "correct",
+    "correctable",
+    "corrected_text",
+    "corrections",
+    "max_edits",
+    "surface_word",
+]
+
+MIN_CHARS = 4
+"""Shortest term (characters of the stem) that is corrected."""
+CORRECTION_WEIGHT = 0.7
+"""Weight of a corrected term, relative to the word it replaces (a guess weighs less than what
+was typed; ``docs/search.md`` round 15 has the measurements)."""
+MAX_ATTEMPTS = 3
+"""Unknown words of one query that are looked up for a correction at most (each lookup takes
+5-20 ms; a pasted log can hold hundreds of words no repo knows)."""
+SURFACE_SECTIONS = 20
+"""Sections (those where the term weighs most) whose titles and summaries are searched for a
+word that spells the corrected term, to show the user a word rather than a stem."""
+
+
+def max_edits(term: str) -> int:
+    """Edits allowed to correct ``term``: 0 below :data:`MIN_CHARS` characters, 1 up to 5, 2
+    from 6 (Elasticsearch's ``AUTO``)."""
+    if len(term) < MIN_CHARS:
+        return 0
+    return 1 if len(term) < 6 else 2
+
+
+def correctable(query: str) -> dict[str, str]:
+    """``{term: word}`` of the words of ``query`` that may be corrected, in query order: its
+    ASCII words of letters (casefolded), whose term — their stem; for a camelCase word
+    (``WHvCreatePartition``) the stem of its whole form, which is indexed beside its parts — has
+    at least :data:`MIN_CHARS` characters (see the module doc); a term met twice keeps its
+    first word."""
+    out: dict[str, str] = {}
+    for word in WORD_PATTERN.findall(query):
+        found = word_terms(word)  # a camelCase word: its whole form first, then its parts
+        if found and found[0].isascii() and found[0].isalpha() and max_edits(found[0]):
+            out.setdefault(found[0], word.casefold())
+    return out
+
+
+def _one_edit(word: str) -> set[str]:
+    """Every string one edit from ``word`` that keeps its first letter: a letter deleted,
+    two neighbours swapped, a letter replaced or inserted (a–z), as Norvig's ``edits1``."""
+    head, letters = word[:1], "abcdefghijklmnopqrstuvwxyz"
+    out: set[str] = set()
+    for i in range(1, len(word) + 1):
+        left, right = word[:i], word[i:]
+        if right:
+            out.add(left + right[1:])
+            out.update(left + c + right[1:] for c in letters)
+        if len(right) > 1:
+            out.add(left + right[1] + right[0] + right[2:])
+        out.update(left + c + right for c in letters)
+    out.discard(word)
+    return {w for w in out if w[:1] == head}
+
+
+def correct(conn: sqlite3.Connection, repo_ids: Sequence[int], term: str, word: str) -> str | None:
+    """The term of the repos ``repo_ids`` that the query word ``word`` (casefolded; its term
+    ``term``) most likely misspells, or ``None``.
+
+    Candidates, in two steps (the first that finds any decides):
+
+    1. the terms of the words one edit from ``word`` (:func:`_one_edit`) that the repos hold:
+       the edit is made on the word as typed and the result stemmed, because a misspelled
+       word is stemmed differently from the word it misspells (``operaeor`` keeps its ending,
+       ``operator`` is indexed as ``oper``);
+    2. terms within :func:`max_edits` edits of ``term`` (optimal string alignment distance),
+       the fewest edits first.
+
+    Both only among the repos' terms of ASCII letters that start with ``term``'s first letter.
+    Ties go to the term in the most sections (summed over the repos), then alphabetical order.
+    ``term`` itself is never returned (call this for terms the repos do not hold).
+    """
+    budget = max_edits(term)
+    if not budget or not repo_ids:
+        return None
+    repos = ",".join("?" * len(repo_ids))
+    first = term[0]
+    vocabulary = {
+        row[0]
+        for row in conn.execute(
+            f"SELECT DISTINCT term FROM terms WHERE repo_id IN ({repos}) AND term >= ? AND term < ?",
+            (*repo_ids, first, chr(ord(first) + 1)),
+        )
+        if row[0].isascii() and row[0].isalpha() and row[0] != term
+    }
+    tied = sorted({t for edited in _one_edit(word) for t in word_terms(edited)} & vocabulary)
+    if not tied:
+        best: dict[str, int] = {}
+        for candidate in vocabulary:
+            if abs(len(candidate) - len(term)) <= budget:
+                distance = OSA.distance(term, candidate, score_cutoff=budget)
+                if distance <= budget:
+                    best[candidate] = distance
+        if not best:
+            return None
+        fewest = min(best.values())
+        tied = sorted(c for c, d in best.items() if d == fewest)
+    if len(tied) == 1:
+        return tied[0]
+    marks = ",".join("?" * len(tied))
+    counts = dict.fromkeys(tied, 0)
+    for candidate, size in conn.execute(
+        f"SELECT t.term, sum(length(p.sections)) FROM terms t JOIN postings p ON p.term_id = t.id "
+        f"WHERE t.repo_id IN ({repos}) AND t.term IN ({marks}) GROUP BY t.term",
+        (*repo_ids, *tied),
+    ):
+        counts[candidate] = int(size or 0)
+    return max(tied, key=lambda c: counts[c])
+
+
+def corrections(
+    conn: sqlite3.Connection, repo_ids: Sequence[int], query: str, known: Collection[str]
+) -> dict[str, str]:
+    """``{term: the repos' term searched in its place}`` for the words of ``query`` that may
+    be corrected (:func:`correctable`) and whose term is not in ``known`` (the query terms the
+    repos hold): the first :data:`MAX_ATTEMPTS` such words are tried (:func:`correct`), in
+    query order; a word without a correction is left out."""
+    out: dict[str, str] = {}
+    unknown = [(t, w) for t, w in correctable(query).items() if t not in known]
+    for term, word in unknown[:MAX_ATTEMPTS]:
+        fixed = correct(conn, repo_ids, term, word)
+        if fixed is not None:
+            out[term] = fixed
+    return out
+
+
+def corrected_text(
+    conn: sqlite3.Connection, repo_ids: Sequence[int], query: str, fixes: Mapping[str, str]
+) -> str:
+    """``query`` with each word whose term ``fixes`` corrects replaced by the word of the
+    repos that spells the correction (:func:`surface_word`): ``WHvCreatPartition`` →
+    ``WHvCreatePartition``, ``drian a node`` → ``drain a node``."""
+    if not fixes:
+        return query
+    spelled: dict[str, str] = {}
+
+    def fixed(match: re.Match[str]) -> str:
+        word = match.group()
+        found = word_terms(word)
+        if not found or found[0] not in fixes:
+            return word
+        if found[0] not in spelled:
+            spelled[found[0]] = surface_word(conn, repo_ids, fixes[found[0]])
+        return spelled[found[0]]
+
+    return WORD_PATTERN.sub(fixed, query)
+
+
+def surface_word(conn: sqlite3.Connection, repo_ids: Sequence[int], term: str) -> str:
+    """A word of the indexed text whose term is ``term`` (``lifetim`` → ``lifetimes``), to
+    name a correction; ``term`` itself when none is found.
+
+    Looks in the titles, then the summaries, of the :data:`SURFACE_SECTIONS` sections of the
+    repos where ``term`` has the highest impact, for a word of letters whose term (a camelCase
+    word's whole form) is ``term``, not an identifier holding it; a capitalised word is shown
+    in lower case.
+    """
+    repos = ",".join("?" * len(repo_ids))
+    ids = [row[0] for row in conn.execute(
+        f"SELECT id FROM terms WHERE repo_id IN ({repos}) AND term = ?", (*repo_ids, term)
+    )]  # fmt: skip
+    best: list[tuple[int, int]] = []
+    for sections, _docs in read_postings(conn, ids).values():
+        section_ids, impacts = unpack_postings(sections)
+        best.extend(zip(impacts.tolist(), section_ids.tolist(), strict=True))
+    chosen = [sid for _, sid in sorted(best, reverse=True)[:SURFACE_SECTIONS]]
+    if not chosen:
+        return term
+    marks = ",".join("?" * len(chosen))
+    rows = conn.execute(f"SELECT title, summary FROM sections WHERE id IN ({marks})", chosen).fetchall()
+    for column in (0, 1):
+        for row in rows:
+            words: list[str] = WORD_PATTERN.findall(row[column])
+            for word in words:
+                if word.isalpha() and word_terms(word)[:1] == (term,):
+                    return word.lower() if word[:1].isupper() and word[1:].islower() else word
+    return term

@@ -1,0 +1,116 @@
+"""Spelling correction of unknown query words (``docmunch/index/spelling.py``), on a real
+index of the spec corpus: which words are corrected, to what, and what search answers say."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from docmunch.index import Index
+from docmunch.index.spelling import MAX_ATTEMPTS, _one_edit, correct, correctable, corrections, max_edits
+
+CORPUS = Path(__file__).parent / "fixtures" / "search-corpus"
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Index]:
+    idx = Index.open(tmp_path_factory.mktemp("spelling-home"))
+    assert idx.index_path(CORPUS, repo="spec").errors == ()
+    yield idx
+    idx.close()
+
+
+def _fix(index: Index, word: str) -> str | None:
+    (term, typed), = correctable(word).items()
+    store = index._store
+    return correct(store.conn, [store.repo_id("spec")], term, typed)
+
+
+def test_edit_budget_follows_elasticsearch_auto_from_four_characters() -> None:
+    assert [max_edits("x" * n) for n in range(1, 9)] == [0, 0, 0, 1, 1, 2, 2, 2]
+
+
+def test_only_ascii_words_of_letters_with_four_letter_terms_are_correctable() -> None:
+    query = "how do I drian a nod with --dry-run, std::env, readinessProbe, 调度器 and Transmiter"
+    assert correctable(query) == {
+        "drian": "drian",
+        "readinessprob": "readinessprobe",  # a camelCase word: its whole form
+        "transmit": "transmiter",
+    }
+
+
+def test_one_edit_keeps_the_first_letter_and_covers_the_four_edits() -> None:
+    edits = _one_edit("tred")
+    assert {"ted", "trd", "tre"} <= edits  # a letter deleted
+    assert {"terd", "trde"} <= edits  # neighbours swapped
+    assert {"trxd", "tref"} <= edits  # a letter replaced
+    assert {"tread", "treds", "tared"} <= edits  # a letter inserted
+    assert not {"red", "rted", "xred", "tred"} & edits  # the first letter stays, the word is not its edit
+    assert len(edits) == len(set(edits))
+
+
+@pytest.mark.parametrize(
+    ("typed", "expected"),
+    [
+        ("transmiter", "transmitt"),  # a letter left out
+        ("recevier", "receiv"),  # two letters swapped
+        ("chanels", "channel"),
+        ("ownrship", "ownership"),
+        ("threds", "thread"),
+    ],
+)
+def test_a_mistyped_word_gets_the_repos_term(index: Index, typed: str, expected: str) -> None:
+    assert _fix(index, typed) == expected
+
+
+def test_a_word_far_from_every_term_gets_nothing(index: Index) -> None:
+    assert _fix(index, "zebra") is None
+    assert _fix(index, "xylophonist") is None
+
+
+def test_known_words_and_the_attempt_limit(index: Index) -> None:
+    store = index._store
+    repo_ids = [store.repo_id("spec")]
+    assert corrections(store.conn, repo_ids, "threads channel", {"thread", "channel"}) == {}
+    many = " ".join(["transmiter", "recevier", "chanels", "threds", "ownrship"])
+    found = corrections(store.conn, repo_ids, many, set())
+    assert len(found) == MAX_ATTEMPTS == 3
+    assert found == {"transmit": "transmitt", "recevi": "receiv", "chanel": "channel"}
+
+
+def test_search_answers_name_the_corrections_as_words(index: Index) -> None:
+    query = "how do I clone the transmiter"
+    hits = index.search(query, repo="spec")
+    assert hits[0].title == "Message passing with channels"
+    # "transmit" is a general variant of "send", so the word is not unmatched: it is corrected
+    assert index.unmatched_words(query, repo="spec") == ()
+    assert index.corrected_words(query, repo="spec") == {"transmiter": "transmitter"}
+    assert index.unmatched_words("recevier chanels", repo="spec") == ("recevier", "chanels")
+    fixed = {"recevier": "receiver", "chanels": "channels"}
+    assert index.corrected_words("recevier chanels", repo="spec") == fixed
+    assert index.corrected_words("how do I clone the transmitter", repo="spec") == {}
+    assert index.corrected_words("zebra unicorn", repo="spec") == {}
+
+
+def test_a_mistyped_camelcase_name_finds_the_page_titled_with_it(tmp_path: Path) -> None:
+    docs = tmp_path / "api"
+    docs.mkdir()
+    for name, verb in (("WHvCreatePartition", "creates"), ("WHvDeletePartition", "deletes")):
+        (docs / f"{name}.md").write_text(
+            f"# {name}\n\n{name} {verb} a partition object.\n\n## Syntax\n\n`HRESULT {name}(...)`\n",
+            encoding="utf-8",
+        )
+    (docs / "partitions.md").write_text(
+        "# Partitions\n\nCreate a partition with WHvCreatePartition, delete it with "
+        "WHvDeletePartition.\n",
+        encoding="utf-8",
+    )
+    with Index.open(tmp_path / "home") as index:
+        index.index_path(docs, repo="api")
+        hits = index.search("WHvCreatPartition", repo="api")
+        assert [h.title for h in hits[:1]] == ["WHvCreatePartition"]
+        assert index.corrected_words("WHvCreatPartition", repo="api") == {
+            "WHvCreatPartition": "WHvCreatePartition"
+        }
