@@ -9,18 +9,23 @@ when all of these hold:
   ``_``, ``.``, ``/`` or ``::``, nor CJK (matched verbatim, or through sub-words and
   characters);
 - none of the searched repos holds its term;
-- a term of those repos lies within :func:`max_edits` edits of it, counting a swap of two
-  neighbouring letters as one edit (optimal string alignment distance, computed by
-  ``rapidfuzz``) and starting with the same letter.
+- the repos hold a term it likely misspells (:func:`correct`), starting with the same
+  letter: first, the stem of a word one edit from the word as typed (a letter deleted, two
+  neighbours swapped, a letter replaced or inserted: Norvig's ``edits1``), because a
+  misspelled word is stemmed unlike the word it misspells; else a term within
+  :func:`max_edits` edits of its stem, counting a swap of two neighbouring letters as one edit
+  (optimal string alignment distance, ``rapidfuzz``).
 
 The edit budget is Elasticsearch's ``fuzziness: AUTO`` (one edit for terms of 3–5
 characters, two from 6; Elasticsearch reference, *Common options: Fuzziness*), here applied to
 stems and from 4 characters: three-letter words have too many neighbours (``nod``: ``node``,
 ``pod``, ``not``). The same first letter is the usual restriction of spelling correctors
-(Lucene's ``DirectSpellChecker`` defaults to ``minPrefix`` 1): first letters are mistyped far
-less often, and it keeps the candidates few. Among the candidates the fewest edits win, then
-the term in the most sections: Norvig's choice ("How to Write a Spelling Corrector", 2007: the
-known word of least edit distance, then of greatest frequency).
+(Lucene's ``DirectSpellChecker`` defaults to ``minPrefix`` 1): first letters are mistyped less
+often, and words the docs lack are then less often "corrected" (with first-letter edits,
+``vtable`` became ``table`` and ``glue`` ``blue``; ``docs/search.md`` round 15). Among the
+candidates of a step the fewest edits win, then the term in the most sections: Norvig's choice
+("How to Write a Spelling Corrector", 2007: the known word of least edit distance, then of
+greatest frequency).
 
 The correction joins the query at :data:`CORRECTION_WEIGHT` of the word's weight
 (:class:`~docmunch.index.rank.Ranker`), and search answers name it
@@ -86,9 +91,10 @@ def correctable(query: str) -> dict[str, str]:
 
 
 def _one_edit(word: str) -> set[str]:
-    """Every string one edit from ``word`` that keeps its first letter: a letter deleted,
-    two neighbours swapped, a letter replaced or inserted (a–z), as Norvig's ``edits1``."""
-    head, letters = word[:1], "abcdefghijklmnopqrstuvwxyz"
+    """Every string one edit from ``word`` that keeps its first letter: a letter deleted, two
+    neighbours swapped, a letter replaced or inserted (a–z), as Norvig's ``edits1`` (which
+    also edits the first letter: ``54n + 25`` strings at most)."""
+    letters = "abcdefghijklmnopqrstuvwxyz"
     out: set[str] = set()
     for i in range(1, len(word) + 1):
         left, right = word[:i], word[i:]
@@ -99,7 +105,7 @@ def _one_edit(word: str) -> set[str]:
             out.add(left + right[1] + right[0] + right[2:])
         out.update(left + c + right for c in letters)
     out.discard(word)
-    return {w for w in out if w[:1] == head}
+    return out
 
 
 def correct(conn: sqlite3.Connection, repo_ids: Sequence[int], term: str, word: str) -> str | None:
@@ -108,14 +114,14 @@ def correct(conn: sqlite3.Connection, repo_ids: Sequence[int], term: str, word: 
 
     Candidates, in two steps (the first that finds any decides):
 
-    1. the terms of the words one edit from ``word`` (:func:`_one_edit`) that the repos hold:
-       the edit is made on the word as typed and the result stemmed, because a misspelled
-       word is stemmed differently from the word it misspells (``operaeor`` keeps its ending,
-       ``operator`` is indexed as ``oper``);
-    2. terms within :func:`max_edits` edits of ``term`` (optimal string alignment distance),
-       the fewest edits first.
+    1. the terms of the words one edit from ``word`` (:func:`_one_edit`, the first letter
+       kept) that the repos hold, looked up by value: the edit is made on the word as typed
+       and the result stemmed, because a misspelled word is stemmed differently from the word
+       it misspells (``operaeor`` keeps its ending, ``operator`` is indexed as ``oper``);
+    2. the repos' terms of ASCII letters that start with ``term``'s first letter and lie
+       within :func:`max_edits` edits of ``term`` (optimal string alignment distance), the
+       fewest edits first.
 
-    Both only among the repos' terms of ASCII letters that start with ``term``'s first letter.
     Ties go to the term in the most sections (summed over the repos), then alphabetical order.
     ``term`` itself is never returned (call this for terms the repos do not hold).
     """
@@ -123,17 +129,26 @@ def correct(conn: sqlite3.Connection, repo_ids: Sequence[int], term: str, word: 
     if not budget or not repo_ids:
         return None
     repos = ",".join("?" * len(repo_ids))
-    first = term[0]
-    vocabulary = {
-        row[0]
-        for row in conn.execute(
-            f"SELECT DISTINCT term FROM terms WHERE repo_id IN ({repos}) AND term >= ? AND term < ?",
-            (*repo_ids, first, chr(ord(first) + 1)),
-        )
-        if row[0].isascii() and row[0].isalpha() and row[0] != term
-    }
-    tied = sorted({t for edited in _one_edit(word) for t in word_terms(edited)} & vocabulary)
+    edited_terms = sorted({t for edited in _one_edit(word) for t in word_terms(edited)} - {term})
+    tied: list[str] = []
+    for start in range(0, len(edited_terms), 500):
+        chunk = edited_terms[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        tied.extend(row[0] for row in conn.execute(
+            f"SELECT DISTINCT term FROM terms WHERE repo_id IN ({repos}) AND term IN ({marks})",
+            (*repo_ids, *chunk),
+        ))  # fmt: skip
+    tied = sorted(set(tied))
     if not tied:
+        first = term[0]
+        vocabulary = {
+            row[0]
+            for row in conn.execute(
+                f"SELECT DISTINCT term FROM terms WHERE repo_id IN ({repos}) AND term >= ? AND term < ?",
+                (*repo_ids, first, chr(ord(first) + 1)),
+            )
+            if row[0].isascii() and row[0].isalpha() and row[0] != term
+        }
         best: dict[str, int] = {}
         for candidate in vocabulary:
             if abs(len(candidate) - len(term)) <= budget:
