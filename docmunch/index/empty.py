@@ -230,8 +230,10 @@ def explain_empty(
             f"no word of the query occurs in {where} ({named}); try other words, or another repo",
             words,
         )
+    scope = f"repo {repo!r}" if repo is not None else "the indexed repos"
+    shown = ", ".join(f"{name} {given[name]!r}" for name in filters)
     return EmptyReason(
         "filtered",
-        f"the query matches sections of {where}, but none passes the filters ({', '.join(filters)})",
+        f"the query matches sections of {scope}, but none passes the filters ({shown})",
         words,
     )

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import math
 import sqlite3
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -59,6 +60,8 @@ __all__ = [
     "FUNCTION_CHARACTERS",
     "IDF_EXPONENT",
     "MIN_CHARACTER_FALLBACK",
+    "PASTED_TEXT_TERMS",
+    "QUERY_K3",
     "SUBWORD_WEIGHT",
     "Ranker",
     "query_weights",
@@ -79,6 +82,17 @@ FUNCTION_CHARACTERS = "".join(sorted(w for w in CHINESE if len(w) == 1))
 """One-character Chinese function words (的, 里, 前, 时, 着, …): stripped from both ends of a query
 word the searched repos do not know, which the segmenter glued to its neighbour
 (``组里`` → ``组``, ``卡着`` → ``卡``, ``时想`` → nothing)."""
+PASTED_TEXT_TERMS = 24
+"""A query of more distinct terms is pasted text (a log, compiler output), not a question: no
+question of the dev and validation sets has more than 15. Its terms are weighted by how often
+it repeats them (:func:`query_weights`)."""
+QUERY_K3 = 7.0
+"""BM25's query-term-frequency constant k3 (Robertson, Walker, Jones, Hancock-Beaulieu & Gatford,
+"Okapi at TREC-3", 1994, used 7 and 1000): a term five times in a pasted log weighs 3.3, so
+five lines of one ``CrashLoopBackOff`` error that differ in a pod name and a line number rank
+like one line of it (they ranked the StatefulSet scaling steps, which name ``web-0``,
+``web-1``, …). For questions it stays off: weighting their repeated words lost a dev question
+(``让同一个 Deployment 的多个 Pod 不要跑在同一个节点上``, 8 → out; ``docs/search.md`` round 15)."""
 SUBWORD_WEIGHT = 0.5
 """Weight of the sub-words and characters that replace a CJK word unknown to the repo."""
 FEEDBACK_SECTIONS = 5
@@ -102,11 +116,17 @@ Floats = npt.NDArray[np.float64]
 
 
 def query_weights(query: str) -> dict[str, float]:
-    """Distinct query terms with weight 1.0, in query order (see :func:`terms`); a query that is
-    a single CJK character becomes that character's term."""
+    """Distinct query terms, in query order (see :func:`terms`), with weight 1.0; in pasted
+    text (more than :data:`PASTED_TEXT_TERMS` distinct terms) a term met ``n`` times weighs
+    ``(k3 + 1)·n / (k3 + n)`` (:data:`QUERY_K3`). A query that is a single CJK character
+    becomes that character's term."""
     out: dict[str, float] = {}
-    for term in terms(query, query=True):
+    found = terms(query, query=True)
+    for term in found:
         out.setdefault(term, 1.0)
+    if len(out) > PASTED_TEXT_TERMS:  # a log: the words it repeats are what it is about
+        counts = Counter(found)
+        out = {term: (QUERY_K3 + 1) * counts[term] / (QUERY_K3 + counts[term]) for term in out}
     stripped = "".join(ch for ch in query if ch.isalnum())
     if len(stripped) == 1 and is_cjk(stripped) and set(out) <= {stripped}:
         return {CHAR_PREFIX + stripped: 1.0}

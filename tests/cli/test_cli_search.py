@@ -104,7 +104,7 @@ def test_an_empty_result_is_one_line_on_stderr_with_its_reason_and_exit_1(
         (["search", "什么是"], "stop or question word"),
         (["search", "tools", "!!!"], "no word to search for"),
         (["search", "tools", "安装程序"], "no word of the query occurs in repo 'tools' (安装程序)"),
-        (["search", "tools", "gadget", "--glob", "api/*"], "none passes the filters (path_glob)"),
+        (["search", "tools", "gadget", "--glob", "api/*"], "none passes the filters (path_glob 'api/*')"),
         (["search", "tools", "a" * 65], "is longer than 64 characters, which are not indexed"),
         (["search", "how do I " + "a" * 65], "is longer than 64 characters, which are not indexed"),
     ):

@@ -346,3 +346,26 @@ def test_a_title_key_keeps_what_tells_titles_apart() -> None:
     assert title_key("Pod lifecycle") != title_key("Pod")
     assert title_key("kube-proxy") != title_key("kube proxy")  # the identifier is a term of its own
     assert title_key("how do I?") == "" and title_key("是什么") == ""
+
+
+def test_pasted_text_weighs_the_words_it_repeats(corpus_index: Index) -> None:
+    # five lines of one kubelet error (a new user's trial) ranked the StatefulSet scaling steps,
+    # which name web-0, web-1, …, first: each pod name counted as much as the repeated error
+    from docmunch.index.rank import PASTED_TEXT_TERMS, QUERY_K3, query_weights
+
+    lines = [
+        f'2026-12-01T10:0{i}:00Z E1201 kubelet.go:{i} "Error syncing pod, skipping" err="failed to '
+        f'\\"StartContainer\\" for \\"app\\" with CrashLoopBackOff: \\"back-off 5m0s restarting failed '
+        f'container=app pod=web-{i}\\""'
+        for i in range(5)
+    ]
+    log = "\n".join(lines)
+    weights = query_weights(log)
+    assert len(weights) > PASTED_TEXT_TERMS
+    assert weights["crashloopbackoff"] == pytest.approx((QUERY_K3 + 1) * 5 / (QUERY_K3 + 5))
+    assert weights["web-3"] == 1.0
+    assert set(query_weights("why does my pod restart and restart again").values()) == {1.0}
+    one = corpus_index.search(lines[0], repo="k8s-en", limit=3)
+    five = corpus_index.search(log, repo="k8s-en", limit=3)
+    assert five[0].id == one[0].id, ([h.title for h in one], [h.title for h in five])
+    assert "restart" in one[0].summary.lower() or "container" in one[0].title.lower()
