@@ -126,8 +126,9 @@ def _word_terms(word: str) -> set[str]:
 
 
 def unmatched_words(store: Store, query: str, *, repo: str | None = None) -> tuple[str, ...]:
-    """The query's content words (:func:`~docmunch.index.analyze.content_words`, as written, at
-    most :data:`MAX_REASON_WORDS`, each cut as in :attr:`EmptyReason.words`) that match nothing
+    """The query's content words (:func:`~docmunch.index.analyze.content_words`, as written —
+    at most :data:`~docmunch.index.analyze.MAX_TERM_CHARS` characters each, longer ones are not
+    content words —, at most :data:`MAX_REASON_WORDS` of them) that match nothing
     in the searched repos: none of their terms, general variants or, for CJK, sub-words and
     characters occurs there. ``()`` when every word matches something.
 
@@ -146,7 +147,7 @@ def unmatched_words(store: Store, query: str, *, repo: str | None = None) -> tup
         marks = ",".join("?" * len(chunk))
         sql = f"SELECT DISTINCT term FROM terms WHERE repo_id IN ({repos}) AND term IN ({marks})"
         known.update(row[0] for row in store.conn.execute(sql, (*repo_ids, *chunk)))
-    missing = [_cut(word) for word, found in words.items() if not found & known]
+    missing = [word for word, found in words.items() if not found & known]
     return tuple(missing[:MAX_REASON_WORDS])
 
 
@@ -159,9 +160,9 @@ def corrected_words(store: Store, query: str, *, repo: str | None = None) -> dic
         RepoNotFound, UnknownVersion: ``repo`` is not indexed (as the search itself).
     """
     repo_ids = _repo_ids(store, repo)
-    wanted = sorted(correctable(query))
-    if not repo_ids or not wanted:
+    if not repo_ids or not correctable(query):
         return {}
+    wanted = sorted(query_weights(query))
     repos = ",".join("?" * len(repo_ids))
     marks = ",".join("?" * len(wanted))
     known = {row[0] for row in store.conn.execute(
@@ -172,8 +173,8 @@ def corrected_words(store: Store, query: str, *, repo: str | None = None) -> dic
     out: dict[str, str] = {}
     for word in content_words(query):
         found = terms(word, query=True)
-        if found and found[0] in fixes and _cut(word) not in out:
-            out[_cut(word)] = surface_word(store.conn, repo_ids, fixes[found[0]])
+        if found and found[0] in fixes and word not in out:
+            out[word] = surface_word(store.conn, repo_ids, fixes[found[0]], typed=word)
     return dict(list(out.items())[:MAX_REASON_WORDS])
 
 

@@ -23,9 +23,10 @@ stems and from 4 characters: three-letter words have too many neighbours (``nod`
 (Lucene's ``DirectSpellChecker`` defaults to ``minPrefix`` 1): first letters are mistyped less
 often, and words the docs lack are then less often "corrected" (with first-letter edits,
 ``vtable`` became ``table`` and ``glue`` ``blue``; ``docs/search.md`` round 15). Among the
-candidates of a step the fewest edits win, then the term in the most sections: Norvig's choice
-("How to Write a Spelling Corrector", 2007: the known word of least edit distance, then of
-greatest frequency).
+candidates of a step the fewest edits win, then the term in the most sections: Norvig's
+choice ("How to Write a Spelling Corrector", 2007: the known word of least edit distance, then
+of greatest frequency). Breaking ties by the query's other words instead (their
+co-occurrence with each candidate) was measured and not kept (``docs/search.md`` round 15).
 
 The correction joins the query at :data:`CORRECTION_WEIGHT` of the word's weight
 (:class:`~docmunch.index.rank.Ranker`), and search answers name it
@@ -122,14 +123,19 @@ def correct(conn: sqlite3.Connection, repo_ids: Sequence[int], term: str, word: 
        within :func:`max_edits` edits of ``term`` (optimal string alignment distance), the
        fewest edits first.
 
-    Ties go to the term in the most sections (summed over the repos), then alphabetical order.
+    A word one edit from a stop or question word (``betwen``, ``thier``) is that word mistyped:
+    ``None`` (stop words are not searched). Ties go to the term in the most sections (summed
+    over the repos), then alphabetical order.
     ``term`` itself is never returned (call this for terms the repos do not hold).
     """
     budget = max_edits(term)
     if not budget or not repo_ids:
         return None
     repos = ",".join("?" * len(repo_ids))
-    edited_terms = sorted({t for edited in _one_edit(word) for t in word_terms(edited)} - {term})
+    edits = _one_edit(word)
+    if any(not word_terms(edited) for edited in edits):
+        return None  # one edit from a stop word ("betwen", "thier"): a stop word mistyped
+    edited_terms = sorted({t for edited in edits for t in word_terms(edited)} - {term})
     tied: list[str] = []
     for start in range(0, len(edited_terms), 500):
         chunk = edited_terms[start : start + 500]
@@ -204,20 +210,23 @@ def corrected_text(
         if not found or found[0] not in fixes:
             return word
         if found[0] not in spelled:
-            spelled[found[0]] = surface_word(conn, repo_ids, fixes[found[0]])
+            spelled[found[0]] = surface_word(conn, repo_ids, fixes[found[0]], typed=word)
         return spelled[found[0]]
 
     return WORD_PATTERN.sub(fixed, query)
 
 
-def surface_word(conn: sqlite3.Connection, repo_ids: Sequence[int], term: str) -> str:
+def surface_word(conn: sqlite3.Connection, repo_ids: Sequence[int], term: str, *, typed: str = "") -> str:
     """A word of the indexed text whose term is ``term`` (``lifetim`` → ``lifetimes``), to
     name a correction; ``term`` itself when none is found.
 
     Looks in the titles, then the summaries, of the :data:`SURFACE_SECTIONS` sections of the
-    repos where ``term`` has the highest impact, for a word of letters whose term (a camelCase
-    word's whole form) is ``term``, not an identifier holding it; a capitalised word is shown
-    in lower case.
+    repos where ``term`` has the highest impact, for words of letters whose term (a camelCase
+    word's whole form) is ``term``, not an identifier holding it, and returns the one nearest
+    ``typed`` (the word it corrects: ``patern`` → ``pattern`` where titles also say
+    ``Patterns``), the first found on a tie; a capitalised word is shown in lower case. A
+    term met only inside camelCase names is shown as that part (``balancer`` of
+    ``LoadBalancer``).
     """
     repos = ",".join("?" * len(repo_ids))
     ids = [row[0] for row in conn.execute(
@@ -232,10 +241,19 @@ def surface_word(conn: sqlite3.Connection, repo_ids: Sequence[int], term: str) -
         return term
     marks = ",".join("?" * len(chosen))
     rows = conn.execute(f"SELECT title, summary FROM sections WHERE id IN ({marks})", chosen).fetchall()
-    for column in (0, 1):
+    for column, parts in ((0, False), (1, False), (0, True), (1, True)):
+        spelled: dict[str, None] = {}
         for row in rows:
             words: list[str] = WORD_PATTERN.findall(row[column])
+            if parts:  # the word is only a part of camelCase names: "Balancer" of LoadBalancer
+                words = [p for w in words if w.isalpha() for p in _CAMEL_PART.findall(w)]
             for word in words:
                 if word.isalpha() and word_terms(word)[:1] == (term,):
-                    return word.lower() if word[:1].isupper() and word[1:].islower() else word
+                    spelled[word.lower() if word[:1].isupper() and word[1:].islower() else word] = None
+        if spelled:  # the form nearest the typed word: "patern" → "pattern", not "patterns"
+            return min(spelled, key=lambda w: OSA.distance(typed.casefold(), w.casefold()))
     return term
+
+
+_CAMEL_PART = re.compile(r"[A-Z]?[a-z]+")
+"""A part of a camelCase word: ``Load``, ``Balancer`` of ``LoadBalancer``."""

@@ -172,11 +172,11 @@ def is_shortcode_only(text: str) -> bool:
 def first_sentence(text: str, *, limit: int = SUMMARY_MAX_CHARS) -> str:
     """The first sentence of collapsed plain ``text``, at most ``limit`` characters.
 
-    A sentence ends at ``!`` or ``?`` that follows a word and is followed by whitespace or the
-    end (a stand-alone one is a token the text talks about: "the ? operator"), at a CJK ``。！？``, or
-    at a ``.`` followed by the end or by whitespace and a character that can open a sentence
-    (not a lower-case letter or a digit: "e.g. the", "Vol. 85" go on), unless the word before
-    it is a common abbreviation (:data:`_ABBREVIATIONS`) or a single capital (an initial).
+    A sentence ends at a CJK ``。！？``, or at ``.``, ``!`` or ``?`` followed by the end or by
+    whitespace and a character that can open a sentence (not a lower-case letter or a digit:
+    "e.g. the", "Vol. 85", "the println! macro", "adding :? within" go on); a ``!`` or ``?``
+    standing alone is a token the text talks about ("the ? operator"), and a ``.`` after a
+    common abbreviation (:data:`_ABBREVIATIONS`) or a single capital (an initial) ends nothing.
     A longer sentence is cut at the last space before the limit (or hard at the
     limit when there is none) and ends with ``…``.
     """
@@ -197,11 +197,11 @@ def _sentence_end(text: str) -> int:
         end = match.end()
         if match.group() in "!?" and text[match.start() - 1 : match.start()] == " ":
             continue  # a stand-alone ``?`` or ``!`` is a token talked about: "the ? operator"
+        after = text[end + 1 : end + 2]
+        if match.group() in ".!?" and after and (after.islower() or after.isdigit()):
+            continue  # "e.g. the", "println! macro", "adding :? within": the sentence goes on
         if match.group() != ".":
             return end
-        after = text[end + 1 : end + 2]
-        if after and (after.islower() or after.isdigit()):
-            continue
         word = text[: match.start()].rsplit(" ", 1)[-1].lstrip("([\"'").lower()
         if word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha()):
             continue

@@ -259,7 +259,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         "no results come with no_results: {reason, message} (stop_words, unknown_words, filtered, …); "
         "unmatched_words lists words of the query that occur nowhere in the searched repos (the "
         "results rest on the others: another repo or other words may answer better); "
-        "corrected_words maps the mistyped ones to the word searched instead ({drian: drain}). "
+        "corrected_words maps mistyped words to the word also searched for them ({drian: drain}; "
+        "such a word may be in unmatched_words too, as typed it matched nothing). "
         "Then call get_section with an id. Omit repo to search every repo.",
         _obj(
             {

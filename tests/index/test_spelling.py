@@ -114,3 +114,24 @@ def test_a_mistyped_camelcase_name_finds_the_page_titled_with_it(tmp_path: Path)
         assert index.corrected_words("WHvCreatPartition", repo="api") == {
             "WHvCreatPartition": "WHvCreatePartition"
         }
+
+
+def test_a_mistyped_stop_word_is_not_corrected_into_a_content_word(index: Index) -> None:
+    assert _fix(index, "betwen") is None  # "between" is one edit away: a stop word, not searched
+    assert _fix(index, "thier") is None
+
+
+def test_the_correction_is_named_in_the_form_nearest_the_typed_word(tmp_path: Path) -> None:
+    docs = tmp_path / "book"
+    docs.mkdir()
+    (docs / "patterns.md").write_text(
+        "# Patterns\n\nPatterns match values.\n\n## Enums and Pattern Matching\n\nA pattern names a shape.\n",
+        encoding="utf-8",
+    )
+    with Index.open(tmp_path / "home") as index:
+        index.index_path(docs, repo="book")
+        assert index.corrected_words("enums and patern matching", repo="book") == {"patern": "pattern"}
+        assert index.search("enums and patern matching", repo="book")[0].title == "Enums and Pattern Matching"
+        long = "WHvSetVirtualProcesorRegistersAndMore"  # keys are the words as typed, never cut
+        assert index.corrected_words(f"{long} patern", repo="book") == {"patern": "pattern"}
+        assert long in index.unmatched_words(f"{long} patern", repo="book")
