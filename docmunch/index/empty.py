@@ -46,7 +46,7 @@ from docmunch.index.analyze import (
     too_long_words,
 )
 from docmunch.index.identifiers import symbols
-from docmunch.index.rank import Ranker, query_weights
+from docmunch.index.rank import PASTED_TEXT_TERMS, Ranker, query_weights
 from docmunch.index.spelling import correctable, corrections, surface_word
 from docmunch.index.store import Store
 from docmunch.index.synonyms import variants
@@ -160,9 +160,9 @@ def corrected_words(store: Store, query: str, *, repo: str | None = None) -> dic
         RepoNotFound, UnknownVersion: ``repo`` is not indexed (as the search itself).
     """
     repo_ids = _repo_ids(store, repo)
-    if not repo_ids or not correctable(query):
-        return {}
     wanted = sorted(query_weights(query))
+    if not repo_ids or len(wanted) > PASTED_TEXT_TERMS or not correctable(query):
+        return {}  # pasted text (a log) is not corrected (Ranker)
     repos = ",".join("?" * len(repo_ids))
     marks = ",".join("?" * len(wanted))
     known = {row[0] for row in store.conn.execute(

@@ -297,7 +297,9 @@ class Ranker:
         for word, weight in expansions(list(weights)).items():
             if word not in weights and word not in extra:
                 extra[word] = weight
-        for term, fixed in corrections(self.conn, self.repo_ids, self._query, found).items():
+        typed = len(weights) <= PASTED_TEXT_TERMS  # pasted text (a log) is not corrected
+        fixes = corrections(self.conn, self.repo_ids, self._query, found) if typed else {}
+        for term, fixed in fixes.items():
             if term in weights and fixed not in weights:  # a mistyped word: the repos' nearest
                 self.corrections[term] = fixed
                 extra[fixed] = max(extra.get(fixed, 0.0), weights[term] * CORRECTION_WEIGHT)

@@ -8,7 +8,9 @@ when all of these hold:
   whole form) has at least :data:`MIN_CHARS` characters — not an identifier joined by ``-``,
   ``_``, ``.``, ``/`` or ``::``, nor CJK (matched verbatim, or through sub-words and
   characters);
-- none of the searched repos holds its term;
+- none of the searched repos holds its term, and the query is typed, not pasted (at most
+  :data:`~docmunch.index.rank.PASTED_TEXT_TERMS` distinct terms: a log's unknown words are
+  names and ids, not typos);
 - the repos hold a term it likely misspells (:func:`correct`), starting with the same
   letter: first, the stem of a word one edit from the word as typed (a letter deleted, two
   neighbours swapped, a letter replaced or inserted: Norvig's ``edits1``), because a

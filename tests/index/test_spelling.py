@@ -135,3 +135,11 @@ def test_the_correction_is_named_in_the_form_nearest_the_typed_word(tmp_path: Pa
         long = "WHvSetVirtualProcesorRegistersAndMore"  # keys are the words as typed, never cut
         assert index.corrected_words(f"{long} patern", repo="book") == {"patern": "pattern"}
         assert long in index.unmatched_words(f"{long} patern", repo="book")
+
+
+def test_pasted_text_is_not_corrected(index: Index) -> None:
+    from docmunch.index.rank import PASTED_TEXT_TERMS
+
+    filler = " ".join(f"host{i}x" for i in range(PASTED_TEXT_TERMS))
+    assert index.corrected_words(f"recevier {filler}", repo="spec") == {}
+    assert index.corrected_words("recevier", repo="spec") == {"recevier": "receiver"}
