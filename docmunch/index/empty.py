@@ -160,8 +160,10 @@ def corrected_words(store: Store, query: str, *, repo: str | None = None) -> dic
         RepoNotFound, UnknownVersion: ``repo`` is not indexed (as the search itself).
     """
     repo_ids = _repo_ids(store, repo)
+    if not repo_ids or not correctable(query):  # the cheap test first: no ASCII word, no work
+        return {}
     wanted = sorted(query_weights(query))
-    if not repo_ids or len(wanted) > PASTED_TEXT_TERMS or not correctable(query):
+    if len(wanted) > PASTED_TEXT_TERMS:
         return {}  # pasted text (a log) is not corrected (Ranker)
     repos = ",".join("?" * len(repo_ids))
     marks = ",".join("?" * len(wanted))
