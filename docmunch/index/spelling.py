@@ -120,7 +120,12 @@ def correct(conn: sqlite3.Connection, repo_ids: Sequence[int], term: str, word: 
     1. the terms of the words one edit from ``word`` (:func:`_one_edit`, the first letter
        kept) that the repos hold, looked up by value: the edit is made on the word as typed
        and the result stemmed, because a misspelled word is stemmed differently from the word
-       it misspells (``operaeor`` keeps its ending, ``operator`` is indexed as ``oper``);
+       it misspells (``operaeor`` keeps its ending, ``operator`` is indexed as ``oper``).
+       Of several, those whose length is within :func:`max_edits` of the typed term's or of
+       the typed word's are kept when there are any: ``statefulst`` is one edit from
+       ``statefulset`` and from ``statefuls``, which Snowball stems to ``state``, a commoner
+       term five letters shorter than both (``containexd`` → ``contain``, ``kubeedm`` →
+       ``kube`` alike; ``docs/search.md`` round 16);
     2. the repos' terms of ASCII letters that start with ``term``'s first letter and lie
        within :func:`max_edits` edits of ``term`` (optimal string alignment distance), the
        fewest edits first.
@@ -147,6 +152,12 @@ def correct(conn: sqlite3.Connection, repo_ids: Sequence[int], term: str, word: 
             (*repo_ids, *chunk),
         ))  # fmt: skip
     tied = sorted(set(tied))
+    if len(tied) > 1:  # an edit the stemmer cut far short (``statefuls`` → ``state``): no word
+        kept = [
+            c for c in tied
+            if abs(len(c) - len(term)) <= budget or abs(len(c) - len(word)) <= max_edits(word)
+        ]
+        tied = kept or tied
     if not tied:
         first = term[0]
         vocabulary = {

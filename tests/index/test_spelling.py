@@ -143,3 +143,21 @@ def test_pasted_text_is_not_corrected(index: Index) -> None:
     filler = " ".join(f"host{i}x" for i in range(PASTED_TEXT_TERMS))
     assert index.corrected_words(f"recevier {filler}", repo="spec") == {}
     assert index.corrected_words("recevier", repo="spec") == {"recevier": "receiver"}
+
+
+def test_an_edit_the_stemmer_cuts_short_is_not_the_correction(tmp_path: Path) -> None:
+    # ``statefulst`` is one edit from ``statefulset`` (insert ``e``) and from ``statefuls``
+    # (delete ``t``), which Snowball stems to ``state``: the commoner term, but five letters
+    # shorter than anything typed; the word the user meant keeps the typed length.
+    docs = tmp_path / "k8s"
+    docs.mkdir()
+    (docs / "workloads.md").write_text(
+        "# Workloads\n\nThe desired state of an app; state is kept in a store.\n\n"
+        "## StatefulSets\n\nA StatefulSet keeps a sticky identity for each of its Pods.\n\n"
+        "## State\n\nThe state of a cluster and the state of each node: current state.\n",
+        encoding="utf-8",
+    )
+    with Index.open(tmp_path / "home") as index:
+        index.index_path(docs, repo="k8s")
+        assert index.corrected_words("what is a statefulst", repo="k8s") == {"statefulst": "StatefulSets"}
+        assert index.search("what is a statefulst", repo="k8s")[0].title == "StatefulSets"
