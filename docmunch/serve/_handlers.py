@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from docmunch.errors import DocmunchError, SectionNotFound, SourceError
+from docmunch.errors import DocmunchError, RepoNotFound, SectionNotFound, SourceError
 from docmunch.index.records import echo_query, section_toc_json
 from docmunch.serve._context import BYTES_PER_TOKEN, ProgressFn, ToolContext, ToolOutput
 
@@ -275,6 +275,11 @@ def get_sections(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -
             read = ctx.index.get_section(repo, section_id, verify=verify)
         except SectionNotFound as err:
             errors.append({"section_id": section_id, "error": str(err)})
+            continue
+        except RepoNotFound as err:
+            if repo is not None:  # the call's own repo argument is wrong: every id would fail
+                raise
+            errors.append({"section_id": section_id, "error": str(err)})  # the id names it
             continue
         sections.append(read.to_json())
         citations.append(citation(repo, read))
