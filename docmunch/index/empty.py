@@ -46,6 +46,7 @@ from docmunch.index.analyze import (
     too_long_words,
 )
 from docmunch.index.identifiers import symbols
+from docmunch.index.querytext import query_text
 from docmunch.index.rank import PASTED_TEXT_TERMS, Ranker, query_weights
 from docmunch.index.spelling import correctable, corrections, surface_word
 from docmunch.index.store import Store
@@ -136,6 +137,7 @@ def unmatched_words(store: Store, query: str, *, repo: str | None = None) -> tup
         RepoNotFound, UnknownVersion: ``repo`` is not indexed (as the search itself).
     """
     repo_ids = _repo_ids(store, repo)
+    query = query_text(query)  # as the search analyses it (full-width forms folded)
     words = {word: _word_terms(word) for word in content_words(query)}
     wanted = sorted(set().union(*words.values())) if words else []
     if not repo_ids or not wanted:
@@ -160,6 +162,7 @@ def corrected_words(store: Store, query: str, *, repo: str | None = None) -> dic
         RepoNotFound, UnknownVersion: ``repo`` is not indexed (as the search itself).
     """
     repo_ids = _repo_ids(store, repo)
+    query = query_text(query)
     if not repo_ids or not correctable(query):  # the cheap test first: no ASCII word, no work
         return {}
     wanted = sorted(query_weights(query))
@@ -197,6 +200,7 @@ def explain_empty(
         RepoNotFound, UnknownVersion: ``repo`` is not indexed (as the search itself).
     """
     repo_ids = _repo_ids(store, repo)
+    query = query_text(query)
     where = f"repo {repo!r}" if repo is not None else "any repo"
     if not repo_ids:
         return EmptyReason(

@@ -44,6 +44,7 @@ from docmunch.index.identifiers import (
 )
 from docmunch.index.legacy import legacy_search
 from docmunch.index.proximity import PROXIMITY_CHECKS, Proximity
+from docmunch.index.querytext import query_text, unicode_text
 from docmunch.index.rank import DOCUMENT_WEIGHT, FEEDBACK_SECTIONS, Ranker
 from docmunch.index.read import read_snippet
 from docmunch.index.records import SearchHit
@@ -183,19 +184,6 @@ def _title_keys(text: str) -> tuple[str, ...]:
 
 
 
-def _unicode_text(text: str) -> str:
-    """``text`` with every lone UTF-16 surrogate (``\\udcff``: bytes that were not UTF-8, kept
-    by Python's ``surrogateescape``) replaced by U+FFFD, so SQLite, which takes UTF-8 only, can
-    bind it; valid text is returned as it is."""
-    if text.isascii():
-        return text
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
-    return text
-
-
 def search(
     store: Store,
     query: str,
@@ -228,9 +216,9 @@ def search(
         DocumentNotFound: ``doc_path`` is not a document of the searched repos.
         ValueError: unknown ``ranking`` (programmer error).
     """
-    query = _unicode_text(query)
-    doc_path = None if doc_path is None else _unicode_text(doc_path)
-    path_glob = None if path_glob is None else _unicode_text(path_glob)
+    query = query_text(query)
+    doc_path = None if doc_path is None else unicode_text(doc_path)
+    path_glob = None if path_glob is None else unicode_text(path_glob)
     if doc_path is not None:
         require_document(store, repo, doc_path)
     limit = max(1, min(int(limit), MAX_HITS))

@@ -105,7 +105,10 @@ def test_an_id_naming_no_repo_is_a_clear_tool_error(home: Path) -> None:
 
 
 def test_get_sections_without_repo_reads_each_id_from_its_own_repo(home: Path) -> None:
-    ids = [INSTALL, "gone::guide.md::guide#1", "b::guide.md::guide/use#2", V1_INSTALL, "v@9::x.md::x#1", "nowhere"]
+    ids = [
+        INSTALL, "gone::guide.md::guide#1", "b::guide.md::guide/use#2", V1_INSTALL, "v@9::x.md::x#1",
+        "nowhere",
+    ]
     (batch,) = _call(home, [("get_sections", {"section_ids": ids})])
     assert not batch.is_error, text_of(batch)  # an id naming an unknown repo fails alone
     answer = batch.structured_content

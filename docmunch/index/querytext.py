@@ -1,0 +1,64 @@
+"""What a query string becomes before analysis: valid Unicode, half-width Latin, no invisible
+characters.
+
+Agents and people paste queries from anywhere, and a Chinese input method types Latin letters
+and digits in their full-width forms (``Ｐｏｄ``, ``ｋｕｂｅｃｔｌ ｄｒａｉｎ``): as written
+they are other characters than the docs' ``Pod``, so the word matched nothing. Three
+normalisations, in order:
+
+1. **Lone surrogates** (``\\udcff``: bytes that were not UTF-8, kept by Python's
+   ``surrogateescape``) become U+FFFD, so SQLite, which takes UTF-8 only, can bind the text.
+2. **Width folding**: the full-width forms of ASCII (U+FF01–U+FF5E) become their ASCII
+   characters and the ideographic space (U+3000) a space — what Unicode's compatibility
+   decomposition (NFKC) does for this block, and what Lucene's ``CJKWidthFilter``
+   (Elasticsearch's ``cjk_width`` token filter) does before CJK analysis. Full-width CJK
+   punctuation (``，``, ``：``, ``？``) folds too, and stays punctuation.
+3. **Invisible format characters** are removed: zero-width space, non-joiner and joiner
+   (U+200B–U+200D), word joiner (U+2060), the byte-order mark / zero-width no-break space
+   (U+FEFF) and the soft hyphen (U+00AD) — pasted from web pages, they split a word in two
+   (``dra\\u200bin`` searched as ``dra`` and ``in``).
+
+Only queries are normalised. Indexed text is not: none of the four bench corpora holds a
+full-width Latin letter or one of those format characters, and folding stored terms would
+change the analysis of existing indexes (a schema change and a term rebuild) for no measured
+gain. (A doc that did write ``Ｐｏｄ`` keeps it as its own term, ``ｐｏｄ``, which neither
+``Pod`` nor, once folded, ``Ｐｏｄ`` matches; ``docs/search.md`` round 16.)
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["FORMAT_CHARACTERS", "query_text", "unicode_text"]
+
+FORMAT_CHARACTERS = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
+"""Invisible characters removed from queries (soft hyphen, zero-width space / non-joiner /
+joiner, word joiner, zero-width no-break space)."""
+
+_WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
+_FOLDED = {**_WIDTH, **dict.fromkeys(map(ord, FORMAT_CHARACTERS))}
+_NEEDS_FOLDING = re.compile(f"[\uff01-\uff5e\u3000{FORMAT_CHARACTERS}]")
+
+
+def unicode_text(text: str) -> str:
+    """``text`` with every lone UTF-16 surrogate replaced by U+FFFD; valid text is returned
+    as it is (step 1 of the module doc: for paths and globs as well as queries)."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    return text
+
+
+def query_text(text: str) -> str:
+    """A query as it is analysed: :func:`unicode_text`, full-width ASCII forms and the
+    ideographic space folded to ASCII, :data:`FORMAT_CHARACTERS` removed (module doc).
+    ASCII text is returned as it is, at the cost of one ``str.isascii``."""
+    if text.isascii():
+        return text
+    text = unicode_text(text)
+    if _NEEDS_FOLDING.search(text) is None:
+        return text
+    return text.translate(_FOLDED)
