@@ -15,6 +15,7 @@ from typing import Any
 from docmunch.cli.parser import REPO_HELP, Register, non_negative, positive_at_most
 from docmunch.errors import RepoNotFound, UnknownVersion
 from docmunch.index import MAX_HITS, Index, SectionRead, section_toc_json
+from docmunch.index.querytext import QUERY_MAX_CHARS, query_cut
 from docmunch.index.records import echo_query
 from docmunch.terminal import console as _console
 from docmunch.terminal import counted as _counted
@@ -69,6 +70,7 @@ def _cmd_search(args: argparse.Namespace) -> int:
         )
         unmatched = index.unmatched_words(args.query, repo=args.repo) if hits else ()
         corrected = index.corrected_words(args.query, repo=args.repo) if hits else {}
+        cut = query_cut(args.query)  # a query over QUERY_MAX_CHARS is searched by its start
     latency = round((time.perf_counter() - started) * 1000, 2)
     if args.json:
         answer: dict[str, Any] = {"results": [h.to_json() for h in hits]}
@@ -78,6 +80,8 @@ def _cmd_search(args: argparse.Namespace) -> int:
             answer["unmatched_words"] = list(unmatched)
         if corrected:
             answer["corrected_words"] = corrected
+        if cut is not None:
+            answer["query_cut_at"] = cut
         answer["_meta"] = {
             "latency_ms": latency, "sections_returned": len(hits), "query": echo_query(args.query)
         }
@@ -97,8 +101,13 @@ def _cmd_search(args: argparse.Namespace) -> int:
         if h.snippet:
             console.print(_esc(_indented(h.snippet)))
     plain = [word for word in unmatched if word not in corrected]
-    if corrected or plain:  # say once, after the results, what they do not rest on
+    if corrected or plain or cut is not None:  # say once, after the results, what they do not rest on
         notes = []
+        if cut is not None:
+            notes.append(
+                f"searched the first {cut:,} of the query's {len(args.query):,} characters "
+                f"(set {QUERY_MAX_CHARS.env} to raise the limit)"
+            )
         if corrected:
             pairs = (f"{_printable(word)} as {_printable(fixed)}" for word, fixed in corrected.items())
             notes.append("searched " + ", ".join(pairs))

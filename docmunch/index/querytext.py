@@ -18,6 +18,12 @@ normalisations, in order:
    (U+FEFF) and the soft hyphen (U+00AD) — pasted from web pages, they split a word in two
    (``dra\\u200bin`` searched as ``dra`` and ``in``).
 
+A query is also **bounded** (:data:`QUERY_MAX_CHARS`): only its first 65,536 characters are
+searched, cut at the last whitespace before the limit (a pasted log of megabytes cost seconds
+of analysis and blocked the requests behind it: 1.7 MB of 200k distinct words took 4.8 s in
+the server; 65,536 characters take about 0.2 s). Search answers say when it was cut
+(:func:`query_cut`).
+
 Only queries are normalised. Indexed text is not: none of the four bench corpora holds a
 full-width Latin letter or one of those format characters, and folding stored terms would
 change the analysis of existing indexes (a schema change and a term rebuild) for no measured
@@ -29,7 +35,12 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["FORMAT_CHARACTERS", "query_text", "unicode_text"]
+from docmunch.limits import Limit
+
+__all__ = ["FORMAT_CHARACTERS", "QUERY_MAX_CHARS", "query_cut", "query_text", "unicode_text"]
+
+QUERY_MAX_CHARS = Limit("QUERY_MAX_CHARS", 65_536, "characters")
+"""Characters of a query that are searched (module doc); raise with ``DOCMUNCH_QUERY_MAX_CHARS``."""
 
 FORMAT_CHARACTERS = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
 """Invisible characters removed from queries (soft hyphen, zero-width space / non-joiner /
@@ -52,10 +63,33 @@ def unicode_text(text: str) -> str:
     return text
 
 
+def query_cut(text: str) -> int | None:
+    """The number of characters of ``text`` that are searched when it is longer than
+    :data:`QUERY_MAX_CHARS` (cut at its last whitespace before the limit, else at the limit),
+    ``None`` when it is searched whole.
+
+    Raises:
+        ConfigError: ``DOCMUNCH_QUERY_MAX_CHARS`` is set but is not a positive integer.
+    """
+    limit = QUERY_MAX_CHARS.value()
+    if len(text) <= limit:
+        return None
+    space = max(text.rfind(" ", 0, limit + 1), text.rfind("\n", 0, limit + 1))
+    return space if space > 0 else limit
+
+
 def query_text(text: str) -> str:
-    """A query as it is analysed: :func:`unicode_text`, full-width ASCII forms and the
-    ideographic space folded to ASCII, :data:`FORMAT_CHARACTERS` removed (module doc).
-    ASCII text is returned as it is, at the cost of one ``str.isascii``."""
+    """A query as it is analysed: its first :data:`QUERY_MAX_CHARS` characters
+    (:func:`query_cut`), :func:`unicode_text`, full-width ASCII forms and the ideographic
+    space folded to ASCII, :data:`FORMAT_CHARACTERS` removed (module doc). Short ASCII text
+    is returned as it is.
+
+    Raises:
+        ConfigError: ``DOCMUNCH_QUERY_MAX_CHARS`` is set but is not a positive integer.
+    """
+    cut = query_cut(text)
+    if cut is not None:
+        text = text[:cut]
     if text.isascii():
         return text
     text = unicode_text(text)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from docmunch.errors import DocmunchError, RepoNotFound, SectionNotFound, SourceError
+from docmunch.index.querytext import query_cut
 from docmunch.index.records import echo_query, section_toc_json
 from docmunch.serve._context import BYTES_PER_TOKEN, ProgressFn, ToolContext, ToolOutput
 
@@ -236,6 +237,8 @@ def search_sections(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn
         answer["unmatched_words"] = list(unmatched)  # the results rest on the other words
     if results and (corrected := ctx.index.corrected_words(args["query"], repo=repo)):
         answer["corrected_words"] = corrected  # mistyped words searched as the repos' nearest
+    if (cut := query_cut(args["query"])) is not None:
+        answer["query_cut_at"] = cut  # only the first characters of a huge query were searched
     if not results:  # why: stop words only, no known word, filters (docmunch.index.empty)
         answer["no_results"] = ctx.index.explain_empty(
             args["query"], repo=repo, doc_path=args.get("doc_path"), path_glob=args.get("path_glob"),

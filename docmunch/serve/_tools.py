@@ -260,7 +260,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         "unmatched_words lists words of the query that occur nowhere in the searched repos (the "
         "results rest on the others: another repo or other words may answer better); "
         "corrected_words maps mistyped words to the word also searched for them ({drian: drain}; "
-        "such a word may be in unmatched_words too, as typed it matched nothing). "
+        "such a word may be in unmatched_words too, as typed it matched nothing); "
+        "query_cut_at says a query over 65,536 characters was searched by its first N characters. "
         "Then call get_section with an id. Omit repo to search every repo.",
         _obj(
             {

@@ -159,8 +159,21 @@ def test_json_echoes_a_long_query_cut_as_mcp_does(home: Path, capsys: pytest.Cap
     capsys.readouterr()
     log = "gadget tools " + "x" * 100_000
     assert main(["search", "--all", log, "--json"]) == 0
-    echoed = json.loads(capsys.readouterr().out)["_meta"]["query"]
-    assert echoed == log[:199] + "…"
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["_meta"]["query"] == log[:199] + "…"
+    assert answer["query_cut_at"] == 12  # "gadget tools": the x… beyond the limit not searched
+
+
+def test_a_query_over_the_limit_is_searched_by_its_start_with_a_note(
+    home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DOCMUNCH_QUERY_MAX_CHARS", "12")
+    capsys.readouterr()
+    assert main(["search", "--all", "gadget tools and more words"]) == 0
+    err = capsys.readouterr().err
+    assert "searched the first 12 of the query's 27 characters (set DOCMUNCH_QUERY_MAX_CHARS" in err
+    assert main(["search", "--all", "gadget tools", "--json"]) == 0
+    assert "query_cut_at" not in json.loads(capsys.readouterr().out)
 
 
 def test_query_words_may_start_with_a_dash_and_options_go_anywhere(

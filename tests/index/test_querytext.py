@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from docmunch.errors import ConfigError
 from docmunch.index import Index
-from docmunch.index.querytext import FORMAT_CHARACTERS, query_text, unicode_text
+from docmunch.index.querytext import FORMAT_CHARACTERS, QUERY_MAX_CHARS, query_cut, query_text, unicode_text
 
 CORPUS = Path(__file__).parent / "fixtures" / "search-corpus"
 
@@ -55,3 +56,22 @@ def test_search_and_its_notes_see_the_folded_query(index: Index) -> None:
     assert index.corrected_words("ｋｕｂｅｃｔｌ ａｐｐｌｙ", repo="spec") == {}
     assert index.corrected_words("ｒｅｃｅｖｉｅｒ", repo="spec") == {"recevier": "receiver"}
     assert index.explain_empty("ｔｈｅ", repo="spec").code == "stop_words"  # a stop word, folded
+
+
+def test_a_query_over_the_limit_is_cut_at_a_space(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert QUERY_MAX_CHARS.default == 65_536
+    assert query_cut("pod " * 16_384) is None  # exactly the limit: searched whole
+    log = "pod " * 16_384 + "drain"
+    assert query_cut(log) == 65_535  # the last space before the limit
+    assert query_text(log) == "pod " * 16_383 + "pod"
+    assert query_cut("x" * 70_000) == 65_536  # no space: at the limit
+    monkeypatch.setenv("DOCMUNCH_QUERY_MAX_CHARS", "10")
+    assert query_cut("kubectl drain node") == 7 and query_text("kubectl drain node") == "kubectl"
+    monkeypatch.setenv("DOCMUNCH_QUERY_MAX_CHARS", "many")
+    with pytest.raises(ConfigError, match="DOCMUNCH_QUERY_MAX_CHARS"):
+        query_text("kubectl")
+
+
+def test_a_megabyte_query_costs_what_its_first_characters_cost(index: Index) -> None:
+    # 2 MB of one word was analysed whole (about 4 s); now only its first 65,536 characters
+    assert index.search("apply " * 350_000, repo="spec") == index.search("apply " * 10_922, repo="spec")

@@ -243,6 +243,9 @@ def test_unicode_arguments_round_trip(rust_home: Path) -> None:
             assert not found.is_error, text_of(found)
             assert found.structured_content["results"]
             assert found.structured_content["query"] == long[:199] + "…"
+            assert found.structured_content["query_cut_at"] == 65_529  # searched: its start, at a space
+            short = await client.call_tool("search_sections", {"query": "ownership"})
+            assert "query_cut_at" not in short.structured_content
             assert len(text_of(found)) < 100_000
 
     anyio.run(scenario)
