@@ -8,11 +8,13 @@ normalisations, in order:
 
 1. **Lone surrogates** (``\\udcff``: bytes that were not UTF-8, kept by Python's
    ``surrogateescape``) become U+FFFD, so SQLite, which takes UTF-8 only, can bind the text.
-2. **Width folding**: the full-width forms of ASCII (U+FF01–U+FF5E) become their ASCII
-   characters and the ideographic space (U+3000) a space — what Unicode's compatibility
-   decomposition (NFKC) does for this block, and what Lucene's ``CJKWidthFilter``
-   (Elasticsearch's ``cjk_width`` token filter) does before CJK analysis. Full-width CJK
-   punctuation (``，``, ``：``, ``？``) folds too, and stays punctuation.
+2. **Width folding**: the full-width forms of ASCII letters and digits (U+FF10–U+FF19,
+   U+FF21–U+FF3A, U+FF41–U+FF5A) become ASCII and the ideographic space (U+3000) a space —
+   what Unicode's compatibility decomposition (NFKC) and Lucene's ``CJKWidthFilter``
+   (Elasticsearch's ``cjk_width`` token filter) do for them. Full-width punctuation is left as
+   it is: it is Chinese punctuation (``，``, ``：``, ``？``, ``（``), and folded to ASCII it
+   joined the words of a Chinese sentence into one code identifier (``失败时,pod``) for the
+   verbatim check (:func:`docmunch.index.identifiers.identifiers` ends pieces at it).
 3. **Invisible format characters** are removed: zero-width space, non-joiner and joiner
    (U+200B–U+200D), word joiner (U+2060), the byte-order mark / zero-width no-break space
    (U+FEFF) and the soft hyphen (U+00AD) — pasted from web pages, they split a word in two
@@ -46,9 +48,10 @@ FORMAT_CHARACTERS = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
 """Invisible characters removed from queries (soft hyphen, zero-width space / non-joiner /
 joiner, word joiner, zero-width no-break space)."""
 
-_WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {0x3000: 0x20}
-_FOLDED = {**_WIDTH, **dict.fromkeys(map(ord, FORMAT_CHARACTERS))}
-_NEEDS_FOLDING = re.compile(f"[\uff01-\uff5e\u3000{FORMAT_CHARACTERS}]")
+_ALNUM_BLOCKS = ((0xFF10, 0xFF19), (0xFF21, 0xFF3A), (0xFF41, 0xFF5A))
+_WIDTH = {code: code - 0xFEE0 for first, last in _ALNUM_BLOCKS for code in range(first, last + 1)}
+_FOLDED = {**_WIDTH, 0x3000: 0x20, **dict.fromkeys(map(ord, FORMAT_CHARACTERS))}
+_NEEDS_FOLDING = re.compile(f"[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a\u3000{FORMAT_CHARACTERS}]")
 
 
 def unicode_text(text: str) -> str:

@@ -16,10 +16,24 @@ from docmunch.index.querytext import FORMAT_CHARACTERS, QUERY_MAX_CHARS, query_c
 CORPUS = Path(__file__).parent / "fixtures" / "search-corpus"
 
 
-def test_full_width_ascii_and_the_ideographic_space_fold_to_ascii() -> None:
-    assert query_text("ｋｕｂｅｃｔｌ　ｄｒａｉｎ －－ｆｏｒｃｅ") == "kubectl drain --force"
-    assert query_text("Ｐｏｄ 的调度？") == "Pod 的调度?"
-    assert query_text("ＡＢＣ０１９ｘｙｚ～！") == "ABC019xyz~!"
+def test_full_width_letters_digits_and_the_ideographic_space_fold_to_ascii() -> None:
+    assert query_text("ｋｕｂｅｃｔｌ　ｄｒａｉｎ ｎｏｄｅ０１") == "kubectl drain node01"
+    assert query_text("ＡＢＣ０１９ｘｙｚ") == "ABC019xyz"
+
+
+def test_full_width_punctuation_stays_chinese_punctuation() -> None:
+    from docmunch.index.identifiers import identifiers
+
+    sentences = (
+        "Ｐｏｄ 的调度？",
+        "readinessProbe 失败时，Pod 会被摘掉吗？",
+        "Pod（容器组）",
+        "kubectl：apply",
+    )
+    for sentence in sentences:
+        folded = query_text(sentence)
+        assert folded == sentence.replace("Ｐｏｄ", "Pod")
+        assert identifiers(folded) == []  # not one code identifier across the comma
 
 
 def test_invisible_format_characters_are_removed() -> None:
