@@ -38,6 +38,7 @@ from typing import Any
 from docmunch.index.analyze import (
     CHAR_PREFIX,
     MAX_TERM_CHARS,
+    TOKEN_PATTERN,
     WORD_PATTERN,
     cjk_words,
     content_words,
@@ -221,10 +222,14 @@ def explain_empty(
                 "which are not indexed; search for a shorter part",
                 long,
             )
+        ignored = list(dict.fromkeys(TOKEN_PATTERN.findall(query)))  # words and CJK runs, as written
+        shown = ", ".join(ignored[:MAX_REASON_WORDS]) + (", …" if len(ignored) > MAX_REASON_WORDS else "")
+        single = [w for w in ignored if len(w) == 1 and w.isascii() and w.isalpha() and w not in "aAI"]
+        letters = f" (a single letter too: {single[0]}, as in <{single[0]}>)" if single else ""
         return EmptyReason(
             "stop_words",
-            f"every word of {_quoted(query)} is a stop or question word, which search ignores; "
-            "add a word naming the topic",
+            f"every word of {_quoted(query)} ({shown}) is a stop or question word, which search "
+            f"ignores{letters}; add a word naming the topic",
         )
     words = tuple(content_words(query)[:MAX_REASON_WORDS])
     given: dict[str, object] = {"doc_path": doc_path, "path_glob": path_glob or None}

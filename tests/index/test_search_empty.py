@@ -159,3 +159,13 @@ def test_unmatched_words_are_capped_and_given_as_written(index: Index) -> None:
     assert index.unmatched_words(f"gadget {long}", repo="notes") == (long,)  # is never indexed)
     with pytest.raises(RepoNotFound):
         index.unmatched_words("gadget", repo="no-such-repo")
+
+
+def test_a_stop_words_reason_names_the_ignored_words(index: Index) -> None:
+    reason = _reason(index, "how do I do it?", repo="notes")
+    assert reason.code == "stop_words" and "(how, do, I, it)" in reason.message
+    assert "single letter" not in reason.message
+    generic = _reason(index, "<T>", repo="notes")  # a type parameter alone: T is a stop word
+    assert generic.code == "stop_words"
+    assert "(T)" in generic.message and "a single letter too: T" in generic.message
+    assert "(怎么样呢)" in _reason(index, "怎么样呢？", repo="k8s-zh").message
