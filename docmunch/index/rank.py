@@ -10,7 +10,8 @@ Algorithm (numbers behind each choice: ``docs/search.md``):
    (three characters or more) it falls back to its characters, at :data:`SUBWORD_WEIGHT`; a
    query that is one CJK character matches that character anywhere (``库`` finds ``代码库``).
    General variants of English words join at :data:`~docmunch.index.synonyms.SYNONYM_WEIGHT`
-   (:mod:`docmunch.index.synonyms`).
+   (:mod:`docmunch.index.synonyms`), except for the words of a piece written as code
+   (:func:`~docmunch.index.identifiers.identifiers`: ``Option<T>``, ``&str``), which are names.
 2. **Term weights** — ``IDF^IDF_EXPONENT``, IDF = ``ln(1 + (N − df + ½)/(df + ½))``
    (Robertson–Spärck Jones with the +1 of Lucene's BM25, never negative). The square root
    flattens IDF: questions carry common but meaningful words ("memory", "node"). N and df
@@ -43,6 +44,7 @@ import numpy as np
 import numpy.typing as npt
 
 from docmunch.index.analyze import CHAR_PREFIX, cjk_words, is_cjk, terms
+from docmunch.index.identifiers import identifiers
 from docmunch.index.impacts import IMPACT_LEVELS
 from docmunch.index.postings import read_postings, unpack_postings
 from docmunch.index.spelling import CORRECTION_WEIGHT, corrections
@@ -294,7 +296,9 @@ class Ranker:
             for sub in subs:
                 if sub not in weights:
                     extra[sub] = max(extra.get(sub, 0.0), weight * SUBWORD_WEIGHT)
-        for word, weight in expansions(list(weights)).items():
+        # a word written as code (``Option<T>``, ``&String``) is a name: no vocabulary variants
+        named = {t for piece in identifiers(self._query) for t in terms(piece, query=True)}
+        for word, weight in expansions([w for w in weights if w not in named]).items():
             if word not in weights and word not in extra:
                 extra[word] = weight
         typed = len(weights) <= PASTED_TEXT_TERMS  # pasted text (a log) is not corrected

@@ -369,3 +369,20 @@ def test_pasted_text_weighs_the_words_it_repeats(corpus_index: Index) -> None:
     five = corpus_index.search(log, repo="k8s-en", limit=3)
     assert five[0].id == one[0].id, ([h.title for h in one], [h.title for h in five])
     assert "restart" in one[0].summary.lower() or "container" in one[0].title.lower()
+
+
+def test_a_word_written_as_code_gets_no_vocabulary_variants(tmp_path: Path) -> None:
+    # ``option`` has general variants (settings, configure, customize, …); inside ``Option<T>``
+    # it is a type's name, and a page of settings outranked the type's own section
+    docs = write(tmp_path / "book", {
+        "profiles.md": "# Customizing Builds\n\nCustomize the settings: configure each setting of the "
+        "release profile, and the configuration of its options. Settings override settings.\n",
+        "enums.md": "# Enums\n\nSome text about enums.\n\n## The Option Enum\n\nThe `Option<T>` enum "
+        "encodes a value that may be absent: Some or None.\n",
+    })  # fmt: skip
+    with Index.open(tmp_path / "home") as index:
+        index.index_path(docs, repo="book")
+        assert index.search("Option<T>", repo="book")[0].title == "The Option Enum"
+        ranker = Ranker(index._store.conn, "Option<T>", [index._store.repo_id("book")])
+        assert "custom" not in ranker.weights and "option" in ranker.weights
+        assert "custom" in Ranker(index._store.conn, "build options", [index._store.repo_id("book")]).weights
