@@ -40,6 +40,11 @@ def _cmd_search(args: argparse.Namespace) -> int:
         args.repo, args.query = None, " ".join(words)
     else:
         args.repo, args.query = words[0], " ".join(words[1:])
+    if args.query == "-":  # the query is on stdin: a pasted log longer than an argument may be
+        args.query = _stdin_query()
+        if not args.query.strip():
+            sys.stderr.write("docmunch search: the query read from stdin is empty\n")
+            return 2
     started = time.perf_counter()
     with Index.open() as index:
         if len(words) == 1 and not args.all and any(r.repo == words[0] for r in index.list_repos()):
@@ -54,6 +59,8 @@ def _cmd_search(args: argparse.Namespace) -> int:
                 limit=args.limit,
                 doc_path=args.doc,
                 path_glob=args.glob,
+                min_level=args.min_level,
+                max_level=args.max_level,
                 snippet_bytes=args.snippet,
             )
         except RepoNotFound as error:
@@ -66,8 +73,9 @@ def _cmd_search(args: argparse.Namespace) -> int:
                 f"use --all: docmunch search --all {whole}"
             ) from error
         empty = None if hits else index.explain_empty(
-            args.query, repo=args.repo, doc_path=args.doc, path_glob=args.glob
-        )
+            args.query, repo=args.repo, doc_path=args.doc, path_glob=args.glob,
+            min_level=args.min_level, max_level=args.max_level,
+        )  # fmt: skip
         unmatched = index.unmatched_words(args.query, repo=args.repo) if hits else ()
         corrected = index.corrected_words(args.query, repo=args.repo) if hits else {}
         cut = query_cut(args.query)  # a query over QUERY_MAX_CHARS is searched by its start
@@ -118,6 +126,14 @@ def _cmd_search(args: argparse.Namespace) -> int:
         sys.stdout.flush()
         sys.stderr.write(f"docmunch: note: {'; '.join(notes)}\n")
     return 0
+
+
+def _stdin_query() -> str:
+    """The query given as ``-``: standard input as UTF-8 (invalid bytes replaced), at most
+    four bytes per character of :data:`~docmunch.index.querytext.QUERY_MAX_CHARS` read, since
+    no more is searched (the note then says the query was cut)."""
+    data = sys.stdin.buffer.read(4 * QUERY_MAX_CHARS.value() + 4)
+    return data.decode("utf-8", errors="replace")
 
 
 def _indented(text: str) -> str:
@@ -265,7 +281,7 @@ def add_commands(cmd: Register) -> None:
         nargs="*",
         help=f"REPO: {REPO_HELP}; omit it (or use --all) to search every repo. QUERY: keywords or a "
         "plain question in any language; words after REPO are the query, and a query may start "
-        "with '-' (--dry-run)",
+        "with '-' (--dry-run); a QUERY of '-' alone is read from stdin (a pasted log)",
     )
     sp.add_argument("--all", action="store_true", help="search every repo: docmunch search --all QUERY")
     sp.add_argument(
@@ -273,7 +289,16 @@ def add_commands(cmd: Register) -> None:
         help=f"show at most N hits, 1-{MAX_HITS} (default 10)",
     )
     sp.add_argument("--doc", metavar="PATH", help="only this doc_path")
-    sp.add_argument("--glob", metavar="PATTERN", help="only doc_paths matching this fnmatch pattern")
+    sp.add_argument(
+        "--glob", metavar="PATTERN", help="only doc_paths matching this fnmatch pattern (* also crosses /)"
+    )
+    sp.add_argument(
+        "--min-level", type=non_negative, metavar="N",
+        help="only sections of heading level N or deeper (0: a document's text before its first heading)",
+    )
+    sp.add_argument(
+        "--max-level", type=non_negative, metavar="N", help="only sections of heading level N or less"
+    )
     sp.add_argument(
         "--snippet", type=non_negative, default=0, metavar="BYTES",
         help="include the start of each hit, at most BYTES, ending at a word boundary",

@@ -306,3 +306,40 @@ def test_words_no_repo_has_are_named_after_the_results(
     assert "unmatched_words" not in _json(capsys, "search", "tools", "gadget installer")
     assert main(["search", "gadget installer"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_a_query_of_a_dash_is_read_from_stdin(
+    home: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+    import sys
+
+    log = "ERROR gadget install failed\n" * 10_000 + "see the instal\xff ler\n"  # 280 KB, a bad byte too
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(log.encode("utf-8", "surrogateescape"))))
+    answer = _json(capsys, "search", "tools", "-")
+    assert [r["title"] for r in answer["results"]] == ["Gadget installer"]
+    assert answer["_meta"]["query"].startswith("ERROR gadget install failed")
+    assert answer["query_cut_at"] <= 65_536  # the log is longer than the limit: its start is searched
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b" \n")))
+    capsys.readouterr()
+    assert main(["search", "tools", "-"]) == 2
+    assert "the query read from stdin is empty" in capsys.readouterr().err
+
+
+def test_level_filters(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("DOCMUNCH_HOME", str(tmp_path / "home"))
+    (tmp_path / "docs").mkdir()
+    guide = (
+        "# Gadget guide\n\nThe gadget.\n\n## Install the gadget\n\nRun it.\n\n### Gadget flags\n\nFlags.\n"
+    )
+    (tmp_path / "docs" / "guide.md").write_text(guide, encoding="utf-8")
+    assert main(["index", str(tmp_path / "docs"), "--repo", "d"]) == 0
+    levels = [r["level"] for r in _json(capsys, "search", "d", "gadget", "--min-level", "2")["results"]]
+    assert sorted(levels) == [2, 3]
+    levels = [r["level"] for r in _json(capsys, "search", "d", "gadget", "--max-level", "2")["results"]]
+    assert sorted(levels) == [1, 2]
+    capsys.readouterr()
+    assert main(["search", "d", "gadget", "--min-level", "4"]) == 1
+    assert "none passes the filters (min_level 4)" in capsys.readouterr().err
