@@ -36,6 +36,14 @@ from docmunch.section import Section
 __all__ = ["Index"]
 
 
+def doc_path_arg(doc_path: str | None) -> str | None:
+    """A doc_path as a user may type it, as stored: leading ``./`` removed (``./tasks/a.md``
+    → ``tasks/a.md``: doc_paths are relative to the repo root and never start with it)."""
+    while doc_path is not None and doc_path.startswith("./"):
+        doc_path = doc_path[2:].lstrip("/")
+    return doc_path
+
+
 class Index:
     """A docmunch index: SQLite (WAL) database + raw cache under one home folder.
 
@@ -221,12 +229,13 @@ class Index:
         return read.list_docs(self._store, self.resolve_repo(repo))
 
     def toc(self, repo: str, doc_path: str | None = None) -> list[Section]:
-        """Sections in document order (documents by doc_path). Raises RepoNotFound."""
-        return read.toc(self._store, self.resolve_repo(repo), doc_path)
+        """Sections in document order (documents by doc_path; ``./`` before it is ignored).
+        Raises RepoNotFound."""
+        return read.toc(self._store, self.resolve_repo(repo), doc_path_arg(doc_path))
 
     def toc_tree(self, repo: str, doc_path: str | None = None) -> list[dict[str, Any]]:
         """Nested outline; see :func:`docmunch.index.read.toc_tree`."""
-        return read.toc_tree(self._store, self.resolve_repo(repo), doc_path)
+        return read.toc_tree(self._store, self.resolve_repo(repo), doc_path_arg(doc_path))
 
     def search(
         self,
@@ -248,7 +257,7 @@ class Index:
             query,
             repo=repo,
             limit=limit,
-            doc_path=doc_path,
+            doc_path=doc_path_arg(doc_path),
             path_glob=path_glob,
             min_level=min_level,
             max_level=max_level,
@@ -271,7 +280,7 @@ class Index:
             self._store,
             query,
             repo=repo,
-            doc_path=doc_path,
+            doc_path=doc_path_arg(doc_path),
             path_glob=path_glob,
             min_level=min_level,
             max_level=max_level,

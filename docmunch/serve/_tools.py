@@ -279,7 +279,8 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "path_glob": {
                     "type": "string",
                     "minLength": 1,
-                    "description": "Only docs matching this glob.",
+                    "description": "Only docs whose doc_path matches this shell pattern; * also "
+                    "crosses / ('tasks/*' matches 'tasks/debug/debug-pods.md').",
                 },
                 "min_level": {
                     "type": "integer",

@@ -127,7 +127,9 @@ def test_an_unknown_doc_filter_is_a_one_line_not_found_error(
 ) -> None:
     capsys.readouterr()
     assert main(["search", "tools", "gadget", "--doc", "index.md"]) == 0
-    capsys.readouterr()
+    assert main(["search", "tools", "gadget", "--doc", "./index.md"]) == 0  # as a shell completes it
+    assert main(["toc", "tools", "./index.md"]) == 0
+    assert "Gadget installer" in capsys.readouterr().out
     for argv in (
         ["search", "tools", "gadget", "--doc", "index"],
         ["search", "--all", "gadget", "--doc", "nope.md"],
