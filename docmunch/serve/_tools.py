@@ -349,8 +349,10 @@ TOOLS: tuple[ToolSpec, ...] = (
         "get_section_context",
         "Read a section with its context",
         "Read a section together with its breadcrumb (ancestor headings) and as many following or "
-        "child sections as fit in max_tokens (1 token ≈ 4 bytes). Use when one section alone is too "
-        "little context. repo defaults to the one the id names.",
+        "child sections as fit in max_tokens (1 token ≈ 4 bytes). The section itself is always "
+        "returned whole, even over max_tokens; truncated: true says more of the document followed "
+        "than fit. Use when one section alone is too little context. repo defaults to the one the "
+        "id names.",
         _obj(
             {
                 "repo": _SECTION_REPO,
