@@ -83,8 +83,8 @@ def query_cut(text: str) -> int | None:
 
 def query_text(text: str) -> str:
     """A query as it is analysed: its first :data:`QUERY_MAX_CHARS` characters
-    (:func:`query_cut`), :func:`unicode_text`, full-width ASCII forms and the ideographic
-    space folded to ASCII, :data:`FORMAT_CHARACTERS` removed (module doc). Short ASCII text
+    (:func:`query_cut`), :func:`unicode_text`, full-width letters and digits and the
+    ideographic space folded to ASCII, :data:`FORMAT_CHARACTERS` removed (module doc). Short ASCII text
     is returned as it is.
 
     Raises:

@@ -183,7 +183,6 @@ def _title_keys(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys([key, core, *(core + mark for mark in _TITLE_END)]))
 
 
-
 def search(
     store: Store,
     query: str,
@@ -200,7 +199,9 @@ def search(
     """Search sections; best first.
 
     Args:
-        query: any user string (empty, punctuation-only or stop-words-only → no results).
+        query: any user string (empty, punctuation-only or stop-words-only → no results);
+            normalised and bounded first (:func:`~docmunch.index.querytext.query_text`: its first
+            65,536 characters, full-width letters folded, zero-width characters removed).
         repo: ``NAME`` (its default version), ``NAME@VERSION``, ``NAME@*`` (every version), or
             ``None`` = the default version of every name (see :mod:`docmunch.index.versions`).
         limit: maximum number of hits (clamped to 1–:data:`MAX_HITS`).
