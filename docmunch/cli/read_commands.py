@@ -8,6 +8,7 @@ their arguments.
 from __future__ import annotations
 
 import argparse
+import codecs
 import sys
 import time
 from typing import Any
@@ -40,8 +41,9 @@ def _cmd_search(args: argparse.Namespace) -> int:
         args.repo, args.query = None, " ".join(words)
     else:
         args.repo, args.query = words[0], " ".join(words[1:])
+    length = None  # characters of the whole query, when more was given than is kept (stdin)
     if args.query == "-":  # the query is on stdin: a pasted log longer than an argument may be
-        args.query = _stdin_query()
+        args.query, length = _stdin_query()
         if not args.query.strip():
             sys.stderr.write("docmunch search: the query read from stdin is empty\n")
             return 2
@@ -79,6 +81,10 @@ def _cmd_search(args: argparse.Namespace) -> int:
         unmatched = index.unmatched_words(args.query, repo=args.repo) if hits else ()
         corrected = index.corrected_words(args.query, repo=args.repo) if hits else {}
         cut = query_cut(args.query)  # a query over QUERY_MAX_CHARS is searched by its start
+    cut_note = None if cut is None else (
+        f"searched the first {cut:,} of the query's {length or len(args.query):,} characters "
+        f"(set {QUERY_MAX_CHARS.env} to raise the limit)"
+    )  # fmt: skip
     latency = round((time.perf_counter() - started) * 1000, 2)
     if args.json:
         answer: dict[str, Any] = {"results": [h.to_json() for h in hits]}
@@ -95,6 +101,8 @@ def _cmd_search(args: argparse.Namespace) -> int:
         }
         _emit_json(answer)
     if empty is not None:  # like an unknown section or document: one line on stderr, exit 1
+        if cut_note is not None:  # what was not searched may hold the words that would match
+            sys.stderr.write(f"docmunch: note: {cut_note}\n")
         sys.stderr.write(f"docmunch: no results: {_one_line(empty.message)}\n")
         return 1
     if args.json:
@@ -109,13 +117,10 @@ def _cmd_search(args: argparse.Namespace) -> int:
         if h.snippet:
             console.print(_esc(_indented(h.snippet)))
     plain = [word for word in unmatched if word not in corrected]
-    if corrected or plain or cut is not None:  # say once, after the results, what they do not rest on
+    if corrected or plain or cut_note is not None:  # say once, after the results, what they do not rest on
         notes = []
-        if cut is not None:
-            notes.append(
-                f"searched the first {cut:,} of the query's {len(args.query):,} characters "
-                f"(set {QUERY_MAX_CHARS.env} to raise the limit)"
-            )
+        if cut_note is not None:
+            notes.append(cut_note)
         if corrected:
             pairs = (f"{_printable(word)} as {_printable(fixed)}" for word, fixed in corrected.items())
             notes.append("searched " + ", ".join(pairs))
@@ -128,12 +133,30 @@ def _cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
-def _stdin_query() -> str:
-    """The query given as ``-``: standard input as UTF-8 (invalid bytes replaced), at most
-    four bytes per character of :data:`~docmunch.index.querytext.QUERY_MAX_CHARS` read, since
-    no more is searched (the note then says the query was cut)."""
-    data = sys.stdin.buffer.read(4 * QUERY_MAX_CHARS.value() + 4)
-    return data.decode("utf-8", errors="replace")
+def _stdin_query() -> tuple[str, int]:
+    """The query given as ``-``: standard input as UTF-8 (invalid bytes replaced), and its
+    length in characters. All of it is read (the command writing into the pipe must not get
+    SIGPIPE), but only what can be searched is kept: a few characters more than
+    :data:`~docmunch.index.querytext.QUERY_MAX_CHARS` (whose cut the note then names).
+
+    Returns:
+        ``(the kept text, characters of the whole input)``.
+    """
+    keep = QUERY_MAX_CHARS.value() + 1
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    kept: list[str] = []
+    held = total = 0
+    while chunk := sys.stdin.buffer.read(1 << 16):
+        text = decoder.decode(chunk)
+        total += len(text)
+        if held < keep:
+            kept.append(text[: keep - held])
+            held += len(kept[-1])
+    tail = decoder.decode(b"", final=True)
+    total += len(tail)
+    if held < keep:
+        kept.append(tail[: keep - held])
+    return "".join(kept), total
 
 
 def _indented(text: str) -> str:

@@ -322,6 +322,18 @@ def test_a_query_of_a_dash_is_read_from_stdin(
     assert [r["title"] for r in answer["results"]] == ["Gadget installer"]
     assert answer["_meta"]["query"].startswith("ERROR gadget install failed")
     assert answer["query_cut_at"] <= 65_536  # the log is longer than the limit: its start is searched
+    stdin = io.BytesIO(log.encode("utf-8", "surrogateescape"))
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(stdin))
+    capsys.readouterr()
+    assert main(["search", "tools", "-"]) == 0
+    assert f"of the query's {len(log):,} characters" in capsys.readouterr().err  # the whole log, counted
+    assert stdin.tell() == len(stdin.getvalue())  # all read: the writer into the pipe gets no SIGPIPE
+    quiet = "zzqx " * 20_000  # a cut query that finds nothing says it was cut, beside the reason
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(quiet.encode())))
+    capsys.readouterr()
+    assert main(["search", "tools", "-"]) == 1
+    err = capsys.readouterr().err
+    assert "of the query's 100,000 characters" in err and "docmunch: no results:" in err
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b" \n")))
     capsys.readouterr()
     assert main(["search", "tools", "-"]) == 2
