@@ -51,6 +51,7 @@ from docmunch.index.records import SearchHit
 from docmunch.index.spelling import corrected_text
 from docmunch.index.store import Store
 from docmunch.index.synonyms import variants
+from docmunch.index.truecase import truecased
 
 __all__ = [
     "CANDIDATES",
@@ -255,7 +256,8 @@ def search(
         args.append(int(max_level))
     where = "".join(f" AND {f}" for f in filters)
 
-    context = _Context(store, ranker, where, args, query)
+    # titles are matched as the repos write their names (``statefulset``: ``StatefulSets``)
+    context = _Context(store, ranker, where, args, truecased(store.conn, repo_ids, query))
     if operators:  # a query of operators only: the sections titled with them
         scored = context.symbol_titles(operators)
     else:

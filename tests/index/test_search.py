@@ -386,3 +386,25 @@ def test_a_word_written_as_code_gets_no_vocabulary_variants(tmp_path: Path) -> N
         ranker = Ranker(index._store.conn, "Option<T>", [index._store.repo_id("book")])
         assert "custom" not in ranker.weights and "option" in ranker.weights
         assert "custom" in Ranker(index._store.conn, "build options", [index._store.repo_id("book")]).weights
+
+
+def test_a_camelcase_name_typed_in_lower_case_finds_the_page_titled_with_it(tmp_path: Path) -> None:
+    tutorial = "# Deploying Cassandra\n\n" + "Scale the statefulset, then watch the statefulset pods. " * 8
+    docs = write(tmp_path / "k8s", {
+        "concepts/statefulset.md": "# StatefulSets\n\nA StatefulSet runs a group of Pods and keeps a "
+        "sticky identity for each of them.\n",
+        "tutorials/cassandra.md": tutorial,
+        "concepts/namespaces.md": "# Namespaces\n\nA namespace isolates groups of resources in one "
+        "cluster; names are unique within a namespace.\n",
+    })  # fmt: skip
+    with Index.open(tmp_path / "home") as index:
+        index.index_path(docs, repo="k8s")
+        for query in ("what is a StatefulSet", "what is a statefulset", "statefulsets"):
+            assert index.search(query, repo="k8s")[0].title == "StatefulSets", query
+        from docmunch.index.truecase import truecased
+
+        conn, ids = index._store.conn, [index._store.repo_id("k8s")]
+        assert truecased(conn, ids, "what is a statefulset").startswith("what is a StatefulSet")  # or -Sets
+        assert truecased(conn, ids, "what is a namespace") == "what is a namespace"  # one word in the docs
+        long = "why does my statefulset " + " ".join(f"word{i}" for i in range(10))
+        assert truecased(conn, ids, long) == long  # too many terms to equal a title's
