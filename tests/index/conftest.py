@@ -42,6 +42,19 @@ def corpus_index(corpora: IndexedCorpora) -> Iterator[Index]:
     index.close()
 
 
+SPEC_CORPUS = Path(__file__).parent / "fixtures" / "search-corpus"
+"""The spec corpus written for the search tests (``fixtures/search.txt``)."""
+
+
+@pytest.fixture(scope="module")
+def spec_index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Index]:
+    """The spec corpus indexed as repo ``spec`` into a home of the test module's own."""
+    index = Index.open(tmp_path_factory.mktemp("spec-home"))
+    assert index.index_path(SPEC_CORPUS, repo="spec").errors == ()
+    yield index
+    index.close()
+
+
 def write(root: Path, files: Mapping[str, bytes | str]) -> Path:
     """Create ``files`` (doc_path → content) under ``root``; returns root."""
     for rel, content in files.items():

@@ -4,16 +4,11 @@ see the normalised query."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from docmunch.errors import ConfigError
 from docmunch.index import Index
 from docmunch.index.querytext import FORMAT_CHARACTERS, QUERY_MAX_CHARS, query_cut, query_text, unicode_text
-
-CORPUS = Path(__file__).parent / "fixtures" / "search-corpus"
 
 
 def test_full_width_letters_digits_and_the_ideographic_space_fold_to_ascii() -> None:
@@ -53,23 +48,15 @@ def test_lone_surrogates_become_the_replacement_character() -> None:
         text.encode("utf-8")  # SQLite can bind it
 
 
-@pytest.fixture(scope="module")
-def index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Index]:
-    idx = Index.open(tmp_path_factory.mktemp("querytext-home"))
-    assert idx.index_path(CORPUS, repo="spec").errors == ()
-    yield idx
-    idx.close()
-
-
-def test_search_and_its_notes_see_the_folded_query(index: Index) -> None:
-    plain = index.search("kubectl apply", repo="spec")
+def test_search_and_its_notes_see_the_folded_query(spec_index: Index) -> None:
+    plain = spec_index.search("kubectl apply", repo="spec")
     assert plain
     for typed in ("ｋｕｂｅｃｔｌ ａｐｐｌｙ", "kube\u200bctl ap\u00adply"):
-        assert index.search(typed, repo="spec") == plain
-        assert index.unmatched_words(typed, repo="spec") == ()
-    assert index.corrected_words("ｋｕｂｅｃｔｌ ａｐｐｌｙ", repo="spec") == {}
-    assert index.corrected_words("ｒｅｃｅｖｉｅｒ", repo="spec") == {"recevier": "receiver"}
-    assert index.explain_empty("ｔｈｅ", repo="spec").code == "stop_words"  # a stop word, folded
+        assert spec_index.search(typed, repo="spec") == plain
+        assert spec_index.unmatched_words(typed, repo="spec") == ()
+    assert spec_index.corrected_words("ｋｕｂｅｃｔｌ ａｐｐｌｙ", repo="spec") == {}
+    assert spec_index.corrected_words("ｒｅｃｅｖｉｅｒ", repo="spec") == {"recevier": "receiver"}
+    assert spec_index.explain_empty("ｔｈｅ", repo="spec").code == "stop_words"  # a stop word, folded
 
 
 def test_a_query_over_the_limit_is_cut_at_a_space(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -86,6 +73,7 @@ def test_a_query_over_the_limit_is_cut_at_a_space(monkeypatch: pytest.MonkeyPatc
         query_text("kubectl")
 
 
-def test_a_megabyte_query_costs_what_its_first_characters_cost(index: Index) -> None:
+def test_a_megabyte_query_costs_what_its_first_characters_cost(spec_index: Index) -> None:
     # 2 MB of one word was analysed whole (about 4 s); now only its first 65,536 characters
-    assert index.search("apply " * 350_000, repo="spec") == index.search("apply " * 10_922, repo="spec")
+    whole = spec_index.search("apply " * 350_000, repo="spec")
+    assert whole == spec_index.search("apply " * 10_922, repo="spec")

@@ -3,7 +3,6 @@ index of the spec corpus: which words are corrected, to what, and what search an
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,20 +10,10 @@ import pytest
 from docmunch.index import Index
 from docmunch.index.spelling import MAX_ATTEMPTS, _one_edit, correct, correctable, corrections, max_edits
 
-CORPUS = Path(__file__).parent / "fixtures" / "search-corpus"
 
-
-@pytest.fixture(scope="module")
-def index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Index]:
-    idx = Index.open(tmp_path_factory.mktemp("spelling-home"))
-    assert idx.index_path(CORPUS, repo="spec").errors == ()
-    yield idx
-    idx.close()
-
-
-def _fix(index: Index, word: str) -> str | None:
+def _fix(spec_index: Index, word: str) -> str | None:
     (term, typed), = correctable(word).items()
-    store = index._store
+    store = spec_index._store
     return correct(store.conn, [store.repo_id("spec")], term, typed)
 
 
@@ -61,17 +50,17 @@ def test_one_edit_keeps_the_first_letter_and_covers_the_four_edits() -> None:
         ("threds", "thread"),
     ],
 )
-def test_a_mistyped_word_gets_the_repos_term(index: Index, typed: str, expected: str) -> None:
-    assert _fix(index, typed) == expected
+def test_a_mistyped_word_gets_the_repos_term(spec_index: Index, typed: str, expected: str) -> None:
+    assert _fix(spec_index, typed) == expected
 
 
-def test_a_word_far_from_every_term_gets_nothing(index: Index) -> None:
-    assert _fix(index, "zebra") is None
-    assert _fix(index, "xylophonist") is None
+def test_a_word_far_from_every_term_gets_nothing(spec_index: Index) -> None:
+    assert _fix(spec_index, "zebra") is None
+    assert _fix(spec_index, "xylophonist") is None
 
 
-def test_known_words_and_the_attempt_limit(index: Index) -> None:
-    store = index._store
+def test_known_words_and_the_attempt_limit(spec_index: Index) -> None:
+    store = spec_index._store
     repo_ids = [store.repo_id("spec")]
     assert corrections(store.conn, repo_ids, "threads channel", {"thread", "channel"}) == {}
     many = " ".join(["transmiter", "recevier", "chanels", "threds", "ownrship"])
@@ -80,18 +69,18 @@ def test_known_words_and_the_attempt_limit(index: Index) -> None:
     assert found == {"transmit": "transmitt", "recevi": "receiv", "chanel": "channel"}
 
 
-def test_search_answers_name_the_corrections_as_words(index: Index) -> None:
+def test_search_answers_name_the_corrections_as_words(spec_index: Index) -> None:
     query = "how do I clone the transmiter"
-    hits = index.search(query, repo="spec")
+    hits = spec_index.search(query, repo="spec")
     assert hits[0].title == "Message passing with channels"
     # "transmit" is a general variant of "send", so the word is not unmatched: it is corrected
-    assert index.unmatched_words(query, repo="spec") == ()
-    assert index.corrected_words(query, repo="spec") == {"transmiter": "transmitter"}
-    assert index.unmatched_words("recevier chanels", repo="spec") == ("recevier", "chanels")
+    assert spec_index.unmatched_words(query, repo="spec") == ()
+    assert spec_index.corrected_words(query, repo="spec") == {"transmiter": "transmitter"}
+    assert spec_index.unmatched_words("recevier chanels", repo="spec") == ("recevier", "chanels")
     fixed = {"recevier": "receiver", "chanels": "channels"}
-    assert index.corrected_words("recevier chanels", repo="spec") == fixed
-    assert index.corrected_words("how do I clone the transmitter", repo="spec") == {}
-    assert index.corrected_words("zebra unicorn", repo="spec") == {}
+    assert spec_index.corrected_words("recevier chanels", repo="spec") == fixed
+    assert spec_index.corrected_words("how do I clone the transmitter", repo="spec") == {}
+    assert spec_index.corrected_words("zebra unicorn", repo="spec") == {}
 
 
 def test_a_mistyped_camelcase_name_finds_the_page_titled_with_it(tmp_path: Path) -> None:
@@ -116,9 +105,9 @@ def test_a_mistyped_camelcase_name_finds_the_page_titled_with_it(tmp_path: Path)
         }
 
 
-def test_a_mistyped_stop_word_is_not_corrected_into_a_content_word(index: Index) -> None:
-    assert _fix(index, "betwen") is None  # "between" is one edit away: a stop word, not searched
-    assert _fix(index, "thier") is None
+def test_a_mistyped_stop_word_is_not_corrected_into_a_content_word(spec_index: Index) -> None:
+    assert _fix(spec_index, "betwen") is None  # "between" is one edit away: a stop word, not searched
+    assert _fix(spec_index, "thier") is None
 
 
 def test_the_correction_is_named_in_the_form_nearest_the_typed_word(tmp_path: Path) -> None:
@@ -137,12 +126,12 @@ def test_the_correction_is_named_in_the_form_nearest_the_typed_word(tmp_path: Pa
         assert long in index.unmatched_words(f"{long} patern", repo="book")
 
 
-def test_pasted_text_is_not_corrected(index: Index) -> None:
+def test_pasted_text_is_not_corrected(spec_index: Index) -> None:
     from docmunch.index.rank import PASTED_TEXT_TERMS
 
     filler = " ".join(f"host{i}x" for i in range(PASTED_TEXT_TERMS))
-    assert index.corrected_words(f"recevier {filler}", repo="spec") == {}
-    assert index.corrected_words("recevier", repo="spec") == {"recevier": "receiver"}
+    assert spec_index.corrected_words(f"recevier {filler}", repo="spec") == {}
+    assert spec_index.corrected_words("recevier", repo="spec") == {"recevier": "receiver"}
 
 
 def test_an_edit_the_stemmer_cuts_short_is_not_the_correction(tmp_path: Path) -> None:
