@@ -22,6 +22,13 @@ A failure is a :class:`Rejection` to send back: ``-32700`` for steps 1–4 (not 
 text), ``-32600`` for step 5 and ``-32602`` for a ``tools/call`` whose ``params.name`` is not a
 string or ``params.arguments`` not an object (the SDK's own answer names no field), with the
 request's ``id`` when it is usable and ``null`` otherwise (JSON-RPC 2.0 §5).
+
+A message refused only for its size or depth may be a valid request that a client's SDK is
+waiting on: a ``null`` id would leave that call unanswered for good. Its ``id`` is therefore
+looked for without parsing the whole text (:func:`scan_id`): among the top-level members of its
+first :data:`ID_SCAN_BYTES` bytes (the Python SDK writes ``id`` second) or as the last member of
+its last :data:`ID_SCAN_BYTES` (the TypeScript SDK writes it last). Malformed JSON or UTF-8 keeps
+``null``: no SDK writes it, so no SDK call waits on it.
 """
 
 from __future__ import annotations
@@ -38,6 +45,7 @@ import mcp_types as types
 from pydantic import ValidationError
 
 __all__ = [
+    "ID_SCAN_BYTES",
     "INTERNAL_ERROR",
     "INVALID_PARAMS",
     "INVALID_REQUEST",
@@ -48,6 +56,7 @@ __all__ = [
     "decode_message",
     "json_max_depth",
     "max_message_bytes",
+    "scan_id",
     "too_large",
 ]
 
@@ -73,6 +82,11 @@ INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 """JSON-RPC 2.0: the server failed while handling the message."""
 
+ID_SCAN_BYTES = 64 * 1024
+"""Bytes at each end of a refused message that :func:`scan_id` reads for its ``id`` (64 KiB: the
+``id`` of an SDK's request is within its first or last hundred bytes; the bound keeps the scan
+of a 4 MiB line under a millisecond)."""
+
 _ENV_MAX_BYTES = "DOCMUNCH_MCP_MESSAGE_MAX_BYTES"
 _ENV_MAX_DEPTH = "DOCMUNCH_MCP_JSON_MAX_DEPTH"
 
@@ -83,6 +97,15 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 """A ``\\uD800``–``\\uDFFF`` escape: the only way a decoded string can hold a surrogate."""
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+_JSON_TOKEN = re.compile(
+    r'\s*(?:("[^"\\]*(?:\\.[^"\\]*)*")|([{}\[\]:,])|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null))'
+)
+"""One JSON token after optional whitespace: a string literal (group 1), a structural character
+(group 2) or a number or literal name (group 3)."""
+
+_LAST_MEMBER_ID = re.compile(r'[,{]\s*"id"\s*:\s*(-?\d+|"[^"\\]*(?:\\.[^"\\]*)*")\s*\}\s*\Z')
+"""``"id": VALUE`` as the last member of the object that ends the text."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,12 +153,73 @@ def json_max_depth() -> int:
     return _setting(_ENV_MAX_DEPTH, MCP_JSON_MAX_DEPTH, 8)
 
 
-def too_large(size: int | None, limit: int) -> Rejection:
-    """The rejection of a message of ``size`` bytes (``None``: not counted) over ``limit``."""
+def _id_value(literal: str) -> str | int | None:
+    """A JSON-RPC id from one JSON token (string or integer literal), else ``None``."""
+    try:
+        value = json.loads(literal)
+    except ValueError:
+        return None
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        return None
+    return None if isinstance(value, str) and _SURROGATE.search(value) else value
+
+
+def _leading_id(text: str) -> str | int | None:
+    """The ``id`` among the top-level members of the object ``text`` starts (a prefix may be
+    cut anywhere), or ``None`` when it is not there or not a string or integer."""
+    depth, pos, key, expect_key = 0, 0, None, False
+    while True:
+        match = _JSON_TOKEN.match(text, pos)
+        if match is None:
+            return None
+        pos = match.end()
+        literal, structural, scalar = match.groups()
+        if depth == 0 and structural != "{":
+            return None  # not an object, or past its end
+        if depth == 1 and key == "id" and not expect_key:  # the token after `"id":`
+            return _id_value(literal or scalar or "")
+        if structural in ("{", "["):
+            depth += 1
+            expect_key = depth == 1
+        elif structural in ("}", "]"):
+            depth -= 1
+        elif depth == 1 and structural == ",":
+            key, expect_key = None, True
+        elif depth == 1 and structural == ":":
+            expect_key = False
+        elif depth == 1 and expect_key and literal is not None:
+            key = literal[1:-1]
+
+
+def scan_id(raw: bytes, tail: bytes = b"") -> str | int | None:
+    """The ``id`` of a message too large or too deep to parse, read from its ends (module doc).
+
+    Args:
+        raw: the message, or its first bytes (at least :data:`ID_SCAN_BYTES` are used).
+        tail: the message's last bytes when ``raw`` holds only its start (``b""``: ``raw`` is
+            the whole message).
+
+    Returns:
+        The top-level ``id`` when it is a string or integer found at either end, else ``None``.
+        Never raises.
+    """
+    head = raw[:ID_SCAN_BYTES].decode("utf-8", "replace")
+    found = _leading_id(head)
+    if found is None:
+        end = (tail or raw)[-ID_SCAN_BYTES:].rstrip(b" \t\r\n").decode("utf-8", "replace")
+        last = _LAST_MEMBER_ID.search(end)
+        found = _id_value(last.group(1)) if last else None
+    return found
+
+
+def too_large(size: int | None, limit: int, request_id: str | int | None = None) -> Rejection:
+    """The rejection of a message of ``size`` bytes (``None``: not counted) over ``limit``,
+    answering ``request_id`` (:func:`scan_id`; ``None``: null)."""
     what = f"message of {size} bytes" if size is not None else "message"
     return Rejection(
         PARSE_ERROR,
         f"Parse error: {what} exceeds the limit of {limit} bytes (the server's {_ENV_MAX_BYTES} raises it)",
+        request_id,
     )
 
 
@@ -251,7 +335,7 @@ def decode_message(
     max_depth = json_max_depth() if max_depth is None else max_depth
     size = len(raw.rstrip(b"\r\n"))
     if size > limit:
-        return too_large(size, limit)
+        return too_large(size, limit, scan_id(raw))
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -264,6 +348,7 @@ def decode_message(
             PARSE_ERROR,
             f"Parse error: JSON nested deeper than {max_depth} levels "
             f"(the server's {_ENV_MAX_DEPTH} raises it)",
+            scan_id(raw),
         )
     try:
         obj = _DECODER.decode(text)

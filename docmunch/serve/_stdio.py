@@ -14,8 +14,10 @@ How it works (POSIX; Windows takes the same path through the CRT descriptors):
 3. Every line goes through :func:`docmunch.serve._jsonrpc.decode_message` (size, depth,
    UTF-8, surrogates, JSON-RPC shape). A line it rejects gets a JSON-RPC ``-32700 Parse
    error`` or ``-32600 Invalid Request`` (``id`` null unless a usable one could be read, per
-   JSON-RPC 2.0 §5.1); blank lines are ignored; the session goes on in every case. A line
-   longer than the message limit is discarded up to its newline, never buffered whole.
+   JSON-RPC 2.0 §5.1; a message refused only for its size or depth answers the ``id`` found at
+   its ends, :func:`~docmunch.serve._jsonrpc.scan_id`, so the SDK call waiting on it ends);
+   blank lines are ignored; the session goes on in every case. A line longer than the message
+   limit is discarded up to its newline, never buffered whole (its first and last 64 KiB kept).
 4. Each request is admitted to the :class:`~docmunch.serve._order.CallOrder` as it is read,
    and released when its reply is written, so calls on one repo keep their arrival order.
 5. A reply the SDK cannot serialise (a lone surrogate from an undecodable file name) is sent
@@ -46,11 +48,13 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.shared.message import SessionMessage
 
 from docmunch.serve._jsonrpc import (
+    ID_SCAN_BYTES,
     INTERNAL_ERROR,
     Rejection,
     decode_message,
     json_max_depth,
     max_message_bytes,
+    scan_id,
     too_large,
 )
 from docmunch.serve._order import CallOrder
@@ -139,6 +143,16 @@ def _frame(message: types.JSONRPCMessage) -> bytes:
         return _SURROGATE.sub("\ufffd", text).encode("utf-8") + b"\n"
 
 
+@dataclass(frozen=True, slots=True)
+class _Oversize:
+    """A stdin line longer than the message limit: only its ends are kept, for its ``id``."""
+
+    head: bytes
+    """The line's first :data:`~docmunch.serve._jsonrpc.ID_SCAN_BYTES` bytes."""
+    tail: bytes
+    """Its last bytes before the newline (at most as many)."""
+
+
 class _Wire:
     """Line-framed byte I/O on the private descriptors.
 
@@ -185,8 +199,9 @@ class _Wire:
         else:
             self._eof = True
 
-    async def read_line(self) -> bytes | None:
-        """Next line including its newline; ``None`` at EOF; ``_OVERSIZE`` for a too-long line."""
+    async def read_line(self) -> bytes | _Oversize | None:
+        """Next line including its newline; ``None`` at EOF; an :class:`_Oversize` (the line's
+        two ends) for a line longer than the limit, which is dropped up to its newline."""
         fill = self._fill if self._polled else self._fill_threaded
         scanned = 0
         while True:
@@ -194,17 +209,22 @@ class _Wire:
             if newline >= 0:
                 line = bytes(self._buffer[: newline + 1])
                 del self._buffer[: newline + 1]
-                return line if len(line) <= self._max else _OVERSIZE
+                if len(line) <= self._max:
+                    return line
+                return _Oversize(line[:ID_SCAN_BYTES], line[-ID_SCAN_BYTES:])
             if len(self._buffer) > self._max:  # drop the oversize line up to its newline
+                head, tail = bytes(self._buffer[:ID_SCAN_BYTES]), bytes(self._buffer[-ID_SCAN_BYTES:])
                 self._buffer.clear()
                 while not self._eof:
                     await fill()
                     newline = self._buffer.find(b"\n")
                     if newline >= 0:
+                        tail = (tail + self._buffer[:newline])[-ID_SCAN_BYTES:]
                         del self._buffer[: newline + 1]
-                        return _OVERSIZE
+                        return _Oversize(head, tail)
+                    tail = (tail + self._buffer)[-ID_SCAN_BYTES:]
                     self._buffer.clear()
-                return _OVERSIZE
+                return _Oversize(head, tail)
             if self._eof:
                 if self._buffer:  # a last line without its newline still counts
                     line = bytes(self._buffer)
@@ -238,10 +258,6 @@ class _Wire:
                 await self._write_polled(data)
             else:
                 await anyio.to_thread.run_sync(self._write_sync, data)
-
-
-_OVERSIZE = b"\x00oversize"
-"""Sentinel returned by ``_Wire.read_line`` for a line longer than its limit."""
 
 
 @asynccontextmanager
@@ -281,9 +297,9 @@ async def stdio_transport(
                         while pending:
                             await answered.wait()
                     return
-                if raw is _OVERSIZE:
+                if isinstance(raw, _Oversize):
                     logger.warning("stdin: line longer than %d bytes discarded", limit)
-                    await wire.write_line(too_large(None, limit).to_line())
+                    await wire.write_line(too_large(None, limit, scan_id(raw.head, raw.tail)).to_line())
                     continue
                 try:
                     parsed = decode_message(raw, limit=limit, max_depth=max_depth)

@@ -15,9 +15,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
+from mcp.shared.exceptions import MCPError
 
-from tests.serve.conftest import REPO_ROOT, SERVE_CMD, server_env
+from tests.serve.conftest import REPO_ROOT, SERVE_CMD, connect, server_env
 from tests.serve.stdio_session import StdioSession, protocol_message
 
 pytestmark = pytest.mark.timeout(300)
@@ -61,13 +63,28 @@ def test_the_issue_reproduction_exits_0(tmp_path: Path) -> None:
         "[" * 2000 + "]" * 2000,
         '{"a":' * 100_000 + "1" + "}" * 100_000,
         "[" * 300_000,  # unbalanced too
-        '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":' + "[" * 5000 + "]" * 5000 + "}}",
     ],
-    ids=["arrays-2000", "objects-100k", "unclosed-300k", "in-params"],
+    ids=["arrays-2000", "objects-100k", "unclosed-300k"],
 )
 def test_deep_json(session: StdioSession, text: str) -> None:
     session.send(text.encode() + b"\n")
     assert _errors(session.ping()) == [(None, PARSE_ERROR)]
+
+
+@pytest.mark.parametrize(
+    ("text", "request_id"),
+    [
+        ('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":' + "[" * 5000 + "]" * 5000 + "}}", 1),
+        ('{"method":"ping","params":{"x":' + "[" * 5000 + "]" * 5000 + '},"jsonrpc":"2.0","id":"z"}', "z"),
+        ('{"jsonrpc":"2.0","method":"ping","params":{"id":9,"x":' + "[" * 5000 + "]" * 5000 + "}}", None),
+    ],
+    ids=["id-first", "id-last", "id-only-nested"],
+)  # fmt: skip
+def test_deep_json_answers_the_request_id(session: StdioSession, text: str, request_id: Any) -> None:
+    """Valid JSON refused only for its depth may be a request an SDK waits on: its id is
+    answered (read from the message's ends, as the Python and TypeScript SDKs place it)."""
+    session.send(text.encode() + b"\n")
+    assert _errors(session.ping()) == [(request_id, PARSE_ERROR)]
 
 
 @pytest.mark.parametrize(
@@ -112,6 +129,11 @@ def test_huge_lines(session: StdioSession) -> None:
     errors = session.ping()
     assert _errors(errors) == [(None, PARSE_ERROR)] * 2
     assert all("exceeds the limit" in m["error"]["message"] for m in errors)
+    first = json.dumps({"jsonrpc": "2.0", "id": 32, "method": "ping", "params": {"pad": "d" * over}})
+    pad = {"pad": "e" * (5 * 2**20), "id": 9}
+    last = json.dumps({"method": "ping", "params": pad, "jsonrpc": "2.0", "id": "z"})
+    session.send(first.encode() + b"\n" + last.encode() + b"\n")  # requests an SDK would wait on
+    assert _errors(session.ping()) == [(32, PARSE_ERROR), ("z", PARSE_ERROR)]
     under = json.dumps({"jsonrpc": "2.0", "id": 31, "method": "ping", "params": {"pad": "b" * (3 * 2**20)}})
     session.send(under.encode() + b"\n")
     assert session.expect_reply(31)[0]["result"] == {}
@@ -122,7 +144,7 @@ def test_a_lower_limit_from_the_environment(tmp_path: Path) -> None:
         big = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "c" * 70_000}})
         server.send(big.encode() + b"\n")
         errors = server.ping()
-        assert _errors(errors) == [(None, PARSE_ERROR)] and "65536" in errors[0]["error"]["message"]
+        assert _errors(errors) == [(1, PARSE_ERROR)] and "65536" in errors[0]["error"]["message"]
 
 
 @pytest.mark.parametrize(
@@ -185,3 +207,22 @@ def test_the_session_still_serves_tools_after_everything(session: StdioSession) 
     reply = session.call(99, "search_sections", {"query": "anything at all"})
     assert reply["result"]["structuredContent"]["results"] == []
     assert all(raw.endswith(b"\n") for raw in session.raw_lines)
+
+
+def test_an_sdk_call_over_the_limit_gets_its_error(tmp_path: Path) -> None:
+    """The SDK's client waits for the reply to its request's id: a request over the size limit
+    must end that wait with an error, not leave the call hanging."""
+
+    async def scenario() -> str:
+        async with connect(tmp_path / "home", "auto", DOCMUNCH_MCP_MESSAGE_MAX_BYTES="65536") as client:
+            with anyio.fail_after(60):
+                try:
+                    await client.call_tool("search_sections", {"query": "drain " * 20_000})
+                except MCPError as err:
+                    message = str(err)
+                else:
+                    message = ""
+                assert (await client.call_tool("list_repos", {})).is_error is False  # still serving
+            return message
+
+    assert "exceeds the limit of 65536 bytes" in anyio.run(scenario)

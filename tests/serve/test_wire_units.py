@@ -17,6 +17,7 @@ from docmunch.serve._jsonrpc import (
     Rejection,
     decode_message,
     max_message_bytes,
+    scan_id,
 )
 from docmunch.serve._negotiate import EITHER, JSON, SSE, choose_reply_type, quality
 from docmunch.serve._order import CallOrder, Footprint, RepoKey, footprint
@@ -29,6 +30,33 @@ def _rejected(raw: bytes, **kw: int) -> Rejection:
     assert isinstance(result, Rejection), result
     json.loads(result.to_line())  # always a valid JSON line
     return result
+
+
+@pytest.mark.parametrize(
+    ("raw", "found"),
+    [
+        (b'{"jsonrpc":"2.0","id":7,"method":"ping","params":{"pad":"' + b"x" * 200_000 + b'"}}', 7),
+        (b'  {  "id" : "a\\"b" , "x":[]}', 'a"b'),
+        (b'{"method":"ping","params":{"id":9,"pad":"' + b"x" * 200_000 + b'"},"id":-3}\r\n', -3),
+        (b'{"method":"ping","params":{"id":9},"jsonrpc":"2.0"}', None),  # only a nested "id"
+        (b'{"a":"x\\"id\\":5"}', None),  # "id" inside a string
+        (b'{"id":true}', None),
+        (b'{"id":1.5}', None),  # JSON-RPC allows it, MCP does not
+        (b'{"id":{"a":1}}', None),
+        (b'{"id":"\\ud800"}', None),
+        (b"[1,2]", None),
+        (b'"' + b"a" * 200_000, None),
+        (b"\xff\xfe", None),
+    ],
+)  # fmt: skip
+def test_scan_id_reads_a_top_level_id_at_either_end(raw: bytes, found: object) -> None:
+    assert scan_id(raw) == found
+
+
+def test_scan_id_with_the_ends_of_a_dropped_line() -> None:
+    head, tail = b'{"jsonrpc":"2.0","method":"ping","params":{"pad":"aaaa', b'aaaa"},"id":"end"}'
+    assert scan_id(head, tail) == "end"
+    assert scan_id(b'{"jsonrpc":"2.0","id":4,"params":{"pad":"aa', b'aa"},"id":5}') == 4  # the head first
 
 
 def test_valid_messages_pass_through() -> None:
