@@ -41,6 +41,12 @@ def _cmd_search(args: argparse.Namespace) -> int:
         args.repo, args.query = None, " ".join(words)
     else:
         args.repo, args.query = words[0], " ".join(words[1:])
+    if args.min_level is not None and args.max_level is not None and args.min_level > args.max_level:
+        sys.stderr.write(
+            f"docmunch search: --min-level {args.min_level} is above --max-level {args.max_level}, "
+            "so no section can match; swap them\n"
+        )
+        return 2
     length = None  # characters of the whole query, when more was given than is kept (stdin)
     if args.query == "-":  # the query is on stdin: a pasted log longer than an argument may be
         args.query, length = _stdin_query()

@@ -3,7 +3,7 @@ characters.
 
 Agents and people paste queries from anywhere, and a Chinese input method types Latin letters
 and digits in their full-width forms (``Ｐｏｄ``, ``ｋｕｂｅｃｔｌ ｄｒａｉｎ``): as written
-they are other characters than the docs' ``Pod``, so the word matched nothing. Three
+they are other characters than the docs' ``Pod``, so the word matched nothing. Four
 normalisations, in order:
 
 1. **Lone surrogates** (``\\udcff``: bytes that were not UTF-8, kept by Python's
@@ -15,7 +15,13 @@ normalisations, in order:
    it is: it is Chinese punctuation (``，``, ``：``, ``？``, ``（``), and folded to ASCII it
    joined the words of a Chinese sentence into one code identifier (``失败时,pod``) for the
    verbatim check (:func:`docmunch.index.identifiers.identifiers` ends pieces at it).
-3. **Invisible format characters** are removed: zero-width space, non-joiner and joiner
+3. **Connectors between Latin letters or digits**: the full-width hyphen, low line, full stop
+   and solidus (U+FF0D, U+FF3F, U+FF0E, U+FF0F) and the Unicode hyphen and non-breaking hyphen
+   (U+2010, U+2011, which web pages put in names so they do not wrap: ``kube‑system``) become
+   ``-``, ``_``, ``.``, ``/`` when a letter or digit of ASCII stands on both sides, so
+   ``ｋｕｂｅ－ｓｙｓｔｅｍ`` is the identifier ``kube-system`` again. Beside a Chinese
+   character they stay punctuation.
+4. **Invisible format characters** are removed: zero-width space, non-joiner and joiner
    (U+200B–U+200D), word joiner (U+2060), the byte-order mark / zero-width no-break space
    (U+FEFF) and the soft hyphen (U+00AD) — pasted from web pages, they split a word in two
    (``dra\\u200bin`` searched as ``dra`` and ``in``).
@@ -51,7 +57,11 @@ joiner, word joiner, zero-width no-break space)."""
 _ALNUM_BLOCKS = ((0xFF10, 0xFF19), (0xFF21, 0xFF3A), (0xFF41, 0xFF5A))
 _WIDTH = {code: code - 0xFEE0 for first, last in _ALNUM_BLOCKS for code in range(first, last + 1)}
 _FOLDED = {**_WIDTH, 0x3000: 0x20, **dict.fromkeys(map(ord, FORMAT_CHARACTERS))}
-_NEEDS_FOLDING = re.compile(f"[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a\u3000{FORMAT_CHARACTERS}]")
+_CONNECTORS = {"\u2010": "-", "\u2011": "-", "\uff0d": "-", "\uff3f": "_", "\uff0e": ".", "\uff0f": "/"}
+_CONNECTOR = re.compile(f"(?<=[A-Za-z0-9])[{''.join(_CONNECTORS)}](?=[A-Za-z0-9])")
+_NEEDS_FOLDING = re.compile(
+    f"[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a\u3000{FORMAT_CHARACTERS}{''.join(_CONNECTORS)}]"
+)
 
 
 def unicode_text(text: str) -> str:
@@ -84,7 +94,8 @@ def query_cut(text: str) -> int | None:
 def query_text(text: str) -> str:
     """A query as it is analysed: its first :data:`QUERY_MAX_CHARS` characters
     (:func:`query_cut`), :func:`unicode_text`, full-width letters and digits and the
-    ideographic space folded to ASCII, :data:`FORMAT_CHARACTERS` removed (module doc). Short ASCII text
+    ideographic space folded to ASCII, connectors between ASCII letters or digits folded,
+    :data:`FORMAT_CHARACTERS` removed (module doc). Short ASCII text
     is returned as it is.
 
     Raises:
@@ -98,4 +109,5 @@ def query_text(text: str) -> str:
     text = unicode_text(text)
     if _NEEDS_FOLDING.search(text) is None:
         return text
-    return text.translate(_FOLDED)
+    text = text.translate(_FOLDED)
+    return _CONNECTOR.sub(lambda match: _CONNECTORS[match.group()], text)

@@ -219,6 +219,9 @@ def get_document_outline(ctx: ToolContext, args: dict[str, Any], progress: Progr
 
 def search_sections(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -> ToolOutput:
     repo = args.get("repo")
+    low, high = args.get("min_level"), args.get("max_level")
+    if low is not None and high is not None and low > high:  # no section could pass: say so
+        raise DocmunchError(f"min_level {low} is above max_level {high}, so no section can match; swap them")
     hits = ctx.index.search(
         args["query"],
         repo=repo,

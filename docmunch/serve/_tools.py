@@ -333,7 +333,8 @@ TOOLS: tuple[ToolSpec, ...] = (
                 "repo": _SECTION_REPO,
                 "section_ids": {
                     "type": "array",
-                    "items": _SECTION_ID,
+                    # no minLength: an empty id is that id's error, not the whole call's
+                    "items": {k: v for k, v in _SECTION_ID.items() if k != "minLength"},
                     "minItems": 1,
                     "maxItems": 100,
                     "description": "1-100 section ids (from search_sections or get_toc), answered "

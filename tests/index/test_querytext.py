@@ -31,6 +31,17 @@ def test_full_width_punctuation_stays_chinese_punctuation() -> None:
         assert identifiers(folded) == []  # not one code identifier across the comma
 
 
+def test_connectors_between_latin_letters_fold_to_ascii() -> None:
+    from docmunch.index.analyze import terms
+
+    assert query_text("ｋｕｂｅ－ｓｙｓｔｅｍ") == "kube-system"
+    assert query_text("kube\u2011system kube\u2010public") == "kube-system kube-public"
+    assert query_text("app．kubernetes．io／name ｍｙ＿ｖａｒ") == "app.kubernetes.io/name my_var"
+    assert "kube-system" in terms(query_text("ｋｕｂｅ－ｓｙｓｔｅｍ 命名空间"), query=True)  # one identifier term
+    for text in ("失败时－Pod", "Pod－失败", "a－ b", "－x", "（Pod）／"):  # beside CJK or alone: punctuation
+        assert query_text(text) == text
+
+
 def test_invisible_format_characters_are_removed() -> None:
     for char in FORMAT_CHARACTERS:
         assert query_text(f"dra{char}in node") == "drain node", hex(ord(char))

@@ -52,6 +52,10 @@ def test_empty_results_carry_a_reason_and_unknown_documents_are_errors(home: Pat
                 empty = await search(**args)
                 assert empty["results"] == [] and empty["no_results"]["reason"] == reason, (args, empty)
                 assert len(empty["no_results"]["message"]) < 200
+            inverted = await client.call_tool(
+                "search_sections", {"repo": "rust-book", "query": "threads", "min_level": 3, "max_level": 1}
+            )
+            assert inverted.is_error and "min_level 3 is above max_level 1" in text_of(inverted)
             unknown = await search(repo="rust-book", query="调度器挑选节点")
             assert unknown["no_results"]["words"] == ["调度", "器", "挑选", "节点"]
             too_long = await search(query="b" * 65)

@@ -107,7 +107,7 @@ def test_an_id_naming_no_repo_is_a_clear_tool_error(home: Path) -> None:
 def test_get_sections_without_repo_reads_each_id_from_its_own_repo(home: Path) -> None:
     ids = [
         INSTALL, "gone::guide.md::guide#1", "b::guide.md::guide/use#2", V1_INSTALL, "v@9::x.md::x#1",
-        "nowhere",
+        "nowhere", "",
     ]
     (batch,) = _call(home, [("get_sections", {"section_ids": ids})])
     assert not batch.is_error, text_of(batch)  # an id naming an unknown repo fails alone
@@ -116,7 +116,7 @@ def test_get_sections_without_repo_reads_each_id_from_its_own_repo(home: Path) -
     assert [s["id"] for s in answer["sections"]] == [INSTALL, "b::guide.md::guide/use#2", V1_INSTALL]
     assert [c["repo"] for c in meta_of(batch)["citations"]] == ["a", "b", "v@1"]
     errors = {e["section_id"]: e["error"] for e in answer["errors"]}
-    assert list(errors) == ["gone::guide.md::guide#1", "v@9::x.md::x#1", "nowhere"]
+    assert list(errors) == ["gone::guide.md::guide#1", "v@9::x.md::x#1", "nowhere", ""]  # "" fails alone too
     assert "gone" in errors["gone::guide.md::guide#1"] and "9" in errors["v@9::x.md::x#1"]
 
 
