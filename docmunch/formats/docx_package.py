@@ -33,9 +33,11 @@ safe); libxml2's own defaults (``huge_tree`` off) cap nesting at 256 and a text 
 from __future__ import annotations
 
 import io
+import lzma
 import posixpath
 import urllib.parse
 import zipfile
+import zlib
 from collections.abc import Iterator
 from typing import IO, Literal
 
@@ -85,6 +87,14 @@ def _iterparse(
         reader, events=(event,), resolve_entities=False, no_network=True, load_dtd=False,
         remove_comments=True, huge_tree=False,
     )
+
+
+_STREAM_ERRORS: tuple[type[BaseException], ...] = (
+    zipfile.BadZipFile, zlib.error, lzma.LZMAError, OSError, EOFError
+)  # fmt: skip
+"""What reading a zip member's stream raises on damaged bytes: a bad CRC (``BadZipFile``), a
+corrupt deflate or LZMA stream (``zlib.error``: "invalid distance too far back";
+``LZMAError``; a bz2 stream raises ``OSError``), a member cut short (``EOFError``)."""
 
 
 class _Budget:
@@ -224,7 +234,7 @@ class DocxPackage:
                     self.budget.check(elements, reader.count, where or part)
         except etree.XMLSyntaxError as exc:
             raise ConvertError(f"not a valid DOCX file: {part}: {exc}", path=self.source) from None
-        except (zipfile.BadZipFile, OSError, EOFError) as exc:
+        except _STREAM_ERRORS as exc:
             raise ConvertError(f"not a valid DOCX file: {part}: {exc}", path=self.source) from None
         finally:
             stream.close()
@@ -302,7 +312,7 @@ class DocxPackage:
                     self.budget.check(elements, reader.count - block_start, "body block")
         except etree.XMLSyntaxError as exc:
             raise ConvertError(f"not a valid DOCX file: {self.main_part}: {exc}", path=self.source) from None
-        except (zipfile.BadZipFile, OSError, EOFError) as exc:
+        except _STREAM_ERRORS as exc:
             raise ConvertError(f"not a valid DOCX file: {self.main_part}: {exc}", path=self.source) from None
         finally:
             stream.close()

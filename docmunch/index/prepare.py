@@ -22,6 +22,7 @@ import os
 import signal
 import threading
 import time
+import traceback
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
@@ -52,8 +53,11 @@ Prepared = PreparedDoc | str
 
 def one_line(exc: BaseException) -> str:
     """An exception as a one-line message (type name added for non-docmunch errors)."""
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    return text if isinstance(exc, DocmunchError) else f"{type(exc).__name__}: {text}"
+    kind = type(exc).__qualname__
+    if type(exc).__module__ != "builtins":
+        kind = f"{type(exc).__module__}.{kind}"  # zlib.error, not "error"
+    text = " ".join(str(exc).split()) or kind
+    return text if isinstance(exc, DocmunchError) else f"{kind}: {text}"
 
 
 def _cpus() -> int:
@@ -93,7 +97,9 @@ def prepare_file(
 
     Returns:
         The :class:`PreparedDoc` (raw file written, not fsynced) or a one-line error message
-        for a file that cannot be read, rendered or sectioned.
+        for a file that cannot be read, rendered or sectioned — whatever the renderer raised
+        (an unexpected exception is named by its type; ``DOCMUNCH_DEBUG=1`` prints its
+        traceback on stderr), so one bad file never ends the run.
     """
     try:
         data = read_regular(path, max_file_bytes)
@@ -105,8 +111,9 @@ def prepare_file(
         return prepare_document(RawCache(raw_root), repo, doc_path, rendition, source_hash=digest, sync=False)
     except DocmunchError as exc:
         return one_line(exc)
-    except (ValueError, UnicodeError, LookupError, OSError) as exc:
-        # A renderer choked on malformed input: report it, keep going.
+    except Exception as exc:  # a renderer choked on malformed input: that file's error, the run goes on
+        if os.environ.get("DOCMUNCH_DEBUG"):
+            traceback.print_exc()
         return one_line(exc)
 
 

@@ -36,11 +36,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from docmunch.errors import DocmunchError, SourceError
+from docmunch.errors import SourceError
 from docmunch.fetch import Fetcher, FetchResult, parse_retry_after
 from docmunch.formats import render_file, supported_suffixes
 from docmunch.formats.base import Rendition
 from docmunch.index import DEFAULT_MAX_FILE_BYTES, FileError, Index, IndexReport
+from docmunch.index.prepare import one_line
 from docmunch.index.versions import version_from_ref, with_version
 from docmunch.index.walk import looks_binary, walk
 from docmunch.sources.page import Progress, make_fetcher, repo_sections
@@ -347,8 +348,8 @@ def _index_tree(
                 wrapped = _BlobRendition(**fields, blob_url=blob + urllib.parse.quote(doc_path))
                 index.put_document(repo, doc_path, wrapped, source_hash=digest, source=pending_source)
                 indexed += 1
-        except (DocmunchError, ValueError, UnicodeError, LookupError, OSError) as exc:
-            errors.append(FileError(doc_path, " ".join(str(exc).split()) or type(exc).__name__))
+        except Exception as exc:  # one bad file never ends the run (DocmunchError or not)
+            errors.append(FileError(doc_path, one_line(exc)))
         finally:
             if progress is not None:
                 progress(done, len(files), doc_path)

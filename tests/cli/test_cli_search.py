@@ -358,4 +358,5 @@ def test_level_filters(
     assert main(["search", "d", "gadget", "--min-level", "4"]) == 1
     assert "none passes the filters (min_level 4)" in capsys.readouterr().err
     assert main(["search", "d", "gadget", "--min-level", "3", "--max-level", "1"]) == 2  # a usage error
-    assert "--min-level 3 is above --max-level 1, so no section can match; swap them" in capsys.readouterr().err
+    inverted = capsys.readouterr().err
+    assert "--min-level 3 is above --max-level 1, so no section can match; swap them" in inverted
