@@ -36,7 +36,12 @@ class ToolOutput:
     list_key: str | None = None
     """Key of the payload's list that the response ceiling may shorten."""
     text_key: str | None = None
-    """Key of the payload's big string that the response ceiling may cut."""
+    """Key of the payload's big string that the response ceiling may cut; a dotted path
+    (``section.content``) names a string inside a nested object."""
+    resumable: bool = False
+    """The text at ``text_key`` can be read on from a byte offset (``get_section``'s
+    ``offset``): when the ceiling cuts it, the object holding it gains ``next_offset`` (bytes
+    from the section's start: its ``offset``, if any, plus the UTF-8 bytes kept)."""
 
 
 class ToolContext:

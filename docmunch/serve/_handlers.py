@@ -259,12 +259,21 @@ def get_section(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) ->
     repo = args.get("repo")  # None: the repo the id names (Index.section_repo, as the CLI)
     read = ctx.index.get_section(repo, args["section_id"], verify=bool(args.get("verify", False)))
     section_bytes = read.section.byte_end - read.section.byte_start
+    payload = read.to_json()
+    if offset := int(args.get("offset", 0)):  # reading on after a result the ceiling cut
+        data = read.content.encode("utf-8")
+        if offset > len(data):
+            raise DocmunchError(f"offset {offset} is past the end of the section ({len(data)} bytes)")
+        while offset < len(data) and data[offset] & 0xC0 == 0x80:  # inside a character: start after it
+            offset += 1
+        payload.update(content=data[offset:].decode("utf-8"), offset=offset)
     return ToolOutput(
-        read.to_json(),
+        payload,
         sections_returned=1,
         tokens_saved=max(0, read.doc_bytes - section_bytes) // BYTES_PER_TOKEN,
         meta={"citation": citation(repo, read)},
         text_key="content",
+        resumable=True,
     )
 
 
@@ -318,6 +327,8 @@ def get_section_context(ctx: ToolContext, args: dict[str, Any], progress: Progre
         tokens_saved=max(0, read.doc_bytes - sent) // BYTES_PER_TOKEN,
         meta={"citation": citation(repo, read)},
         list_key="following",
+        text_key="section.content",  # a section over the ceiling on its own: cut, readable on
+        resumable=True,
     )
 
 

@@ -80,11 +80,31 @@ def _cut_utf8(text: str, max_bytes: int) -> str:
     return text.encode("utf-8")[: max(0, max_bytes)].decode("utf-8", "ignore")
 
 
+def _with_text(payload: dict[str, Any], path: list[str], text: str, extra: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``payload`` whose string at ``path`` is ``text`` and whose object holding it
+    also gets ``extra`` (the objects along the path are copied, never changed in place)."""
+    if len(path) == 1:
+        return {**payload, path[0]: text, **extra}
+    return {**payload, path[0]: _with_text(payload[path[0]], path[1:], text, extra)}
+
+
+def _text_at(payload: dict[str, Any], path: list[str]) -> tuple[str, dict[str, Any]] | None:
+    """The string at ``path`` and the object holding it, or ``None`` when there is none."""
+    holder: Any = payload
+    for key in path[:-1]:
+        holder = holder.get(key) if isinstance(holder, dict) else None
+    if isinstance(holder, dict) and isinstance(holder.get(path[-1]), str):
+        return holder[path[-1]], holder
+    return None
+
+
 def apply_ceiling(output: ToolOutput, limit: int) -> dict[str, Any]:
     """The payload, shortened to at most ``limit`` JSON bytes with ``truncated: true`` when cut.
 
     A list result keeps as many leading items as fit (``next_offset`` then points after them);
-    a text result is cut at a UTF-8 character boundary; anything else is replaced by a message.
+    a text result is cut at a UTF-8 character boundary (after its list, if it has one, is
+    emptied), and a resumable text (:attr:`ToolOutput.resumable`) says where to read on
+    (``next_offset``); anything else is replaced by a message.
     """
     payload = output.payload
     if _size(payload) <= limit:
@@ -104,12 +124,25 @@ def apply_ceiling(output: ToolOutput, limit: int) -> dict[str, Any]:
             cut["next_offset"] = int(payload["offset"]) + lo
         if _size(cut) <= limit:
             return cut
-    if output.text_key and isinstance(payload.get(output.text_key), str):
-        text = payload[output.text_key]
-        overhead = _size({**payload, output.text_key: "", "truncated": True})
-        cut = {**payload, output.text_key: _cut_utf8(text, limit - overhead - 64), "truncated": True}
-        while _size(cut) > limit and cut[output.text_key]:  # JSON escapes can grow the text
-            cut[output.text_key] = _cut_utf8(cut[output.text_key], len(cut[output.text_key].encode()) // 2)
+        payload = cut  # not even one item fits beside the text: cut the text too
+    found = _text_at(payload, output.text_key.split(".")) if output.text_key else None
+    if output.text_key and found is not None:
+        path = output.text_key.split(".")
+        text, holder = found
+
+        def shortened(kept: str) -> dict[str, Any]:
+            extra: dict[str, Any] = {"truncated": True}
+            if output.resumable:
+                extra["next_offset"] = int(holder.get("offset", 0)) + len(kept.encode("utf-8"))
+            return {**_with_text(payload, path, kept, extra), "truncated": True}
+
+        overhead = _size(shortened(""))
+        cut = shortened(_cut_utf8(text, limit - overhead - 64))
+        while _size(cut) > limit:  # JSON escapes can make the kept text larger than its bytes
+            current = _text_at(cut, path)
+            if current is None or not current[0]:
+                break
+            cut = shortened(_cut_utf8(current[0], len(current[0].encode("utf-8")) // 2))
         return cut
     return {
         "truncated": True,

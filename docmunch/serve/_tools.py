@@ -317,8 +317,24 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Read one section's exact text (its heading through the byte before the next heading) by id. "
         "Returns {id, title, level, doc_path, byte_start, byte_end, content_hash, content, verified}; "
         "_meta.citation says where it came from. verify=true re-hashes the bytes. The id alone is "
-        "enough: repo defaults to the one the id names.",
-        _obj({"repo": _SECTION_REPO, "section_id": _SECTION_ID, "verify": _VERIFY}, ["section_id"]),
+        "enough: repo defaults to the one the id names. A section larger than the response ceiling "
+        "(1 MiB) comes back cut with truncated: true and next_offset: call again with offset set to "
+        "it to read on.",
+        _obj(
+            {
+                "repo": _SECTION_REPO,
+                "section_id": _SECTION_ID,
+                "verify": _VERIFY,
+                "offset": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "default": 0,
+                    "description": "Bytes of the section's text to skip (UTF-8): the next_offset of a "
+                    "cut result. An offset inside a character starts at the next one.",
+                },
+            },
+            ["section_id"],
+        ),
         read_only=True,
     ),
     ToolSpec(
@@ -351,9 +367,10 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Read a section with its context",
         "Read a section together with its breadcrumb (ancestor headings) and as many following or "
         "child sections as fit in max_tokens (1 token ≈ 4 bytes). The section itself is always "
-        "returned whole, even over max_tokens; truncated: true says more of the document followed "
-        "than fit. Use when one section alone is too little context. repo defaults to the one the "
-        "id names.",
+        "returned whole, even over max_tokens (unless it alone exceeds the 1 MiB response ceiling: "
+        "then section.truncated and section.next_offset say where get_section with offset reads "
+        "on); truncated: true says more of the document followed than fit. Use when one section "
+        "alone is too little context. repo defaults to the one the id names.",
         _obj(
             {
                 "repo": _SECTION_REPO,
