@@ -214,6 +214,16 @@ def _cmd_section(args: argparse.Namespace) -> int:
         _emit_json(read.to_json())
         return 0 if read.verified is not False else 1
     s = read.section
+    if args.raw:  # `> file` gets the section's bytes and nothing else
+        if read.verified is not None:
+            verdict = "true" if read.verified else "false"
+            sys.stderr.write(f"verified: {verdict} ({_checks_text(read, plain=True)})\n")
+        text = read.content
+        if sys.stdout.isatty():  # a terminal still gets control characters shown, not obeyed
+            text = _printable(text, keep="\n\t")
+        sys.stdout.flush()
+        sys.stdout.buffer.write(text.encode("utf-8"))
+        return 0 if read.verified is not False else 1
     console = _console()
     console.print(f"[dim]{_esc(s.id)}  bytes {s.byte_start}-{s.byte_end}  sha256 {s.content_hash}[/]")
     if read.verified is not None:
@@ -225,18 +235,20 @@ def _cmd_section(args: argparse.Namespace) -> int:
     return 0 if read.verified is not False else 1
 
 
-def _checks_text(read: SectionRead) -> str:
-    """What ``section --verify`` re-hashed, e.g. ``cache ok; original /abs/a.md MISMATCH (...)``."""
+def _checks_text(read: SectionRead, *, plain: bool = False) -> str:
+    """What ``section --verify`` re-hashed, e.g. ``cache ok; original /abs/a.md MISMATCH (...)``
+    (``plain``: without rich markup, for stderr)."""
     parts = []
     for check in read.checks:
-        name = "cache" if check.where == "cache" else f"original {_esc(check.path)}"
+        path = _printable(check.path) if plain else _esc(check.path)
+        name = "cache" if check.where == "cache" else f"original {path}"
         if check.ok is None:
             parts.append(f"{name} not checked: the file is gone")
         elif check.ok:
             parts.append(f"{name} ok")
         else:
             hint = "changed since it was indexed, re-index it" if check.where == "original" else "corrupt"
-            parts.append(f"{name} [red]MISMATCH[/]: {hint}")
+            parts.append(f"{name} {'MISMATCH' if plain else '[red]MISMATCH[/]'}: {hint}")
     if not any(check.where == "original" for check in read.checks):
         parts.append("no original file to check (converted or remote source)")
     return "; ".join(parts)
@@ -347,6 +359,11 @@ def add_commands(cmd: Register) -> None:
         "--verify",
         action="store_true",
         help="re-hash the bytes (cache, and the original file of local text sources) against content_hash",
+    )
+    sp.add_argument(
+        "--raw",
+        action="store_true",
+        help="only the section's bytes, exactly (no header line, no newline added; --verify: on stderr)",
     )
     sp.add_argument("--json", action="store_true")
 

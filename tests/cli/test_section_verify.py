@@ -108,3 +108,26 @@ def test_mcp_get_section_reports_the_same_checks(indexed: tuple[Path, str], tmp_
             assert [(c["where"], c["ok"]) for c in checked] == [("cache", True), ("original", False)]
 
     anyio.run(scenario)
+
+
+def test_raw_prints_the_sections_bytes_and_nothing_else(indexed: tuple[Path, str], tmp_path: Path) -> None:
+    """``docmunch section --raw ID > file``: the file hashes to the section's content_hash (a
+    user trial found the header line at byte 1 of such a file)."""
+    import hashlib
+    import os
+    import subprocess
+    import sys
+
+    _docs, sid = indexed
+    env = dict(os.environ, DOCMUNCH_HOME=str(tmp_path / "home"))
+    with Index.open(tmp_path / "home") as index:
+        expected = index.get_section("d", sid).section.content_hash
+    for extra in ([], ["--verify"]):
+        proc = subprocess.run(
+            [sys.executable, "-m", "docmunch", "section", "--raw", *extra, sid],
+            capture_output=True, env=env, check=False,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout == b"## Install\n\nRun the installer.\r\n\r\n"  # CRLF kept, nothing added
+        assert hashlib.sha256(proc.stdout).hexdigest() == expected
+        assert (b"verified: true (cache ok; original " in proc.stderr) == bool(extra)
