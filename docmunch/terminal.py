@@ -32,14 +32,16 @@ def console() -> Any:
     return _Console(highlight=False, soft_wrap=True)
 
 
-def esc(text: str) -> str:
+def esc(text: str, *, keep: str = "\n\t") -> str:
     """``text`` ready for rich markup: markup characters escaped, and every character that
     could restyle or rewrite the terminal (``ESC`` colour and cursor codes, ``\\r``, bells,
-    bidirectional overrides) shown as an escape by :func:`printable`; newlines and tabs kept.
-    Titles, summaries and snippets come from documents, which may hold anything."""
+    bidirectional overrides) shown as an escape by :func:`printable`; the characters of
+    ``keep`` (newlines and tabs) kept — ``keep=""`` for a one-line field such as an id or a
+    path, where a file name's newline must not start a new line. Titles, summaries, snippets
+    and file names come from documents and folders, which may hold anything."""
     from rich.markup import escape
 
-    return escape(printable(text, keep="\n\t"))
+    return escape(printable(text, keep=keep))
 
 
 _SAFE_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}

@@ -116,8 +116,9 @@ def _cmd_search(args: argparse.Namespace) -> int:
     console = _console()
     for h in hits:
         place = h.doc_path if args.repo is not None else f"{h.repo}: {h.doc_path}"
-        console.print(f"[bold]{h.score:7.2f}[/]  [bold]{_esc(h.title)}[/]  [dim]({_esc(place)})[/]")
-        console.print(f"{_HIT_INDENT}{_esc(h.id)}")
+        title, where = _esc(h.title, keep=""), _esc(place, keep="")
+        console.print(f"[bold]{h.score:7.2f}[/]  [bold]{title}[/]  [dim]({where})[/]")
+        console.print(f"{_HIT_INDENT}{_esc(h.id, keep='')}")
         if h.summary:
             console.print(f"{_HIT_INDENT}[dim]{_esc(h.summary)}[/]")
         if h.snippet:
@@ -195,15 +196,15 @@ def _cmd_toc(args: argparse.Namespace) -> int:
     for s in sections:
         if s.doc_path != current:
             current = s.doc_path
-            console.print(f"[bold]{_esc(current)}[/]")
+            console.print(f"[bold]{_esc(current, keep='')}[/]")
         indent = "  " * max(s.level, 1)
-        console.print(f"{indent}{_esc(s.title)}  [dim]{_esc(s.id)}[/]")
+        console.print(f"{indent}{_esc(s.title, keep='')}  [dim]{_esc(s.id, keep='')}[/]")
     return 0
 
 
 def _print_tree(console: Any, nodes: list[dict[str, Any]], depth: int) -> None:
     for node in nodes:
-        console.print(f"{'  ' * depth}{_esc(node['title'])}  [dim]{_esc(node['id'])}[/]")
+        console.print(f"{'  ' * depth}{_esc(node['title'], keep='')}  [dim]{_esc(node['id'], keep='')}[/]")
         _print_tree(console, node["children"], depth + 1)
 
 
@@ -225,7 +226,8 @@ def _cmd_section(args: argparse.Namespace) -> int:
         sys.stdout.buffer.write(text.encode("utf-8"))
         return 0 if read.verified is not False else 1
     console = _console()
-    console.print(f"[dim]{_esc(s.id)}  bytes {s.byte_start}-{s.byte_end}  sha256 {s.content_hash}[/]")
+    header = f"{_esc(s.id, keep='')}  bytes {s.byte_start}-{s.byte_end}  sha256 {s.content_hash}"
+    console.print(f"[dim]{header}[/]")
     if read.verified is not None:
         console.print(f"verified: {'true' if read.verified else '[red]false[/]'} ({_checks_text(read)})")
     content = read.content

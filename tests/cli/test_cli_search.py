@@ -360,3 +360,23 @@ def test_level_filters(
     assert main(["search", "d", "gadget", "--min-level", "3", "--max-level", "1"]) == 2  # a usage error
     inverted = capsys.readouterr().err
     assert "--min-level 3 is above --max-level 1, so no section can match; swap them" in inverted
+
+
+def test_a_newline_in_a_file_name_stays_on_its_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """toc, search and the section header print one line per entry even when a file's name
+    holds a newline (shown as ``\\n``; a user trial saw one toc entry span two lines)."""
+    monkeypatch.setenv("DOCMUNCH_HOME", str(tmp_path / "home"))
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "bad\nname.md").write_text("# Gizmo\n\nThe gizmo text.\n", encoding="utf-8")
+    assert main(["index", str(tmp_path / "docs"), "--repo", "nl"]) == 0
+    capsys.readouterr()
+    assert main(["toc", "nl"]) == 0
+    toc = capsys.readouterr().out.splitlines()
+    assert toc == ["bad\\nname.md", "  Gizmo  nl::bad\\nname.md::gizmo#1"]
+    assert main(["search", "nl", "gizmo"]) == 0
+    hit = capsys.readouterr().out.splitlines()
+    assert "(bad\\nname.md)" in hit[0] and hit[1].strip() == "nl::bad\\nname.md::gizmo#1"
+    assert main(["section", "nl::bad\nname.md::gizmo#1"]) == 0
+    assert capsys.readouterr().out.splitlines()[0].startswith("nl::bad\\nname.md::gizmo#1  bytes 0-")
