@@ -39,7 +39,7 @@ def add_commands(cmd: Register) -> None:
     sp.add_argument("source", metavar="URL|FILE")
     sp.add_argument("--format", choices=("markdown", "json", "html"), default="markdown")
     sp.add_argument("--allow-private", action="store_true")
-    add_password_arguments(sp, what="an encrypted PDF/DOCX file")
+    add_password_arguments(sp, what="an encrypted PDF file")
 
     sp = cmd("serve", _cmd_serve, "run the MCP server (stdio, or streamable HTTP with --http)")
     sp.add_argument("--http", metavar="HOST:PORT", type=host_port)

@@ -295,7 +295,7 @@ def _add_index_arguments(sp: argparse.ArgumentParser) -> None:
     sp.add_argument(
         "--replace", action="store_true", help="index into a repo that holds another source, replacing it"
     )
-    add_password_arguments(sp, what="encrypted PDF/DOCX files")
+    add_password_arguments(sp, what="encrypted PDF files")
     sp.add_argument("--allow-private", action="store_true", help="allow URLs on private/loopback addresses")
     sp.add_argument("--crawl", action="store_true", help="follow links/sitemaps under the URL")
     sp.add_argument(

@@ -1,4 +1,5 @@
-"""``--password PW`` and ``--password-stdin``: the password of encrypted PDF/DOCX files.
+"""``--password PW`` and ``--password-stdin``: the password of encrypted PDF files (an
+encrypted DOCX is refused whatever the password).
 
 ``index`` and ``extract`` take both (:func:`add_password_arguments`), one or the other. A
 password given as ``--password PW`` is part of the command line, which every user of the
@@ -33,7 +34,7 @@ def add_password_arguments(sp: argparse.ArgumentParser, *, what: str) -> None:
 
     Args:
         sp: the parser of a command that opens encrypted files.
-        what: what the password opens, for the help (``"encrypted PDF/DOCX files"``).
+        what: what the password opens, for the help (``"encrypted PDF files"``).
     """
     group = sp.add_mutually_exclusive_group()
     group.add_argument(

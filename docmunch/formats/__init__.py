@@ -77,7 +77,7 @@ def render_file(path: Path, data: bytes, *, password: str | None = None) -> Rend
     Args:
         path: the file's path (its suffix picks the renderer; also the rendition's source_ref).
         data: the file's bytes as read from disk.
-        password: for encrypted PDF/DOCX.
+        password: for encrypted PDF (encrypted DOCX is refused whatever the password).
 
     Returns:
         The :class:`Rendition`. For a text file (:data:`TEXT_SUFFIXES`) in UTF-16 or UTF-32 with

@@ -138,7 +138,7 @@ def index_path(
             no empty repo behind.
         incremental: skip files whose sha256 is unchanged (``False`` re-parses everything).
         max_file_bytes: size cap in bytes; larger files are skipped.
-        password: for encrypted PDF/DOCX files.
+        password: for encrypted PDF files (encrypted DOCX files are refused whatever the password).
         exclude: extra ignore patterns (``.gitignore`` syntax) relative to the folder.
         progress: ``progress(done, total, doc_path)`` after each file.
         workers: parser processes (default: automatic, see :mod:`docmunch.index.prepare`).

@@ -132,7 +132,7 @@ def prepare_files(
         raw_root: the raw cache folder.
         repo: repo name (first part of section ids).
         files: the files to parse.
-        password: for encrypted PDF/DOCX.
+        password: for encrypted PDF (encrypted DOCX is refused whatever the password).
         workers: number of processes; default ``min(CPUs, MAX_WORKERS)`` when there are at
             least :data:`PARALLEL_MIN_DOCS` files, else 1 (in this process). Forced to 1 when
             the caller has more than one thread.

@@ -340,6 +340,8 @@ def rename(conn: sqlite3.Connection, old: str, new: str) -> None:
     row = _exact(conn, old)
     if row is None:
         raise not_found(conn, old)
+    if new == old:
+        raise RepoExists(f"repo {old!r} already has that name; nothing to rename", repo=new)
     if _exact(conn, new) is not None:
         raise RepoExists(f"repo {new!r} already exists; delete it first", repo=new)
     cut = len(old) + 1

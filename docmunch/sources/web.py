@@ -120,7 +120,7 @@ def extract_source(
 
     Args:
         source: an ``http(s)`` URL or a file path.
-        password: for an encrypted local PDF/DOCX.
+        password: for an encrypted local PDF.
         format: ``"markdown"`` (text), ``"html"`` (the cleaned content element), or ``"json"``:
             ``{"url","title","byline","excerpt","site_name","lang","dir","published_time",
             "platform","markdown","text","content_html","length"}``.

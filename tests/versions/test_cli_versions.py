@@ -76,6 +76,8 @@ def test_versions_from_the_command_line(
     renamed = run_json(capsys, "rename", "book", "book@2.1")
     assert renamed == {"repo": "book@2.0", "renamed_to": "book@2.1"}
     assert run_json(capsys, "toc", "book@2.1")["sections"][0]["id"].startswith("book@2.1::")
+    code, _, err = run(capsys, "rename", "book@2.1", "book@2.1")
+    assert code == 1 and "repo 'book@2.1' already has that name; nothing to rename" in err
 
     code, out, _ = run(capsys, "delete", "rust-book@*")
     assert code == 0 and "rust-book@2.0" in out and "rust-book@1.0" in out
