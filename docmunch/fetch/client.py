@@ -6,6 +6,7 @@ import random
 import ssl
 import time
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from types import TracebackType
 from typing import IO, Any
 
@@ -24,10 +25,12 @@ from docmunch.fetch.redirects import RedirectChain, resolve_location
 from docmunch.fetch.result import FetchResult, joined_headers, parse_retry_after, remote_address
 from docmunch.fetch.ssrf import AddressPolicy, IPNetwork, check_url
 from docmunch.fetch.transport import GuardedTransport
+from docmunch.limits import Limit
 
 __all__ = [
     "DEFAULT_ACCEPT",
     "DEFAULT_MAX_BODY_BYTES",
+    "FETCH_TOTAL_SECONDS",
     "Fetcher",
     "fetch_url",
 ]
@@ -36,9 +39,37 @@ DEFAULT_MAX_BODY_BYTES = 10 * 2**20
 """Largest body (bytes, after decompression) a page may have: 10 MiB, far above any real docs page."""
 
 DEFAULT_ACCEPT = "text/html,application/xhtml+xml,text/markdown;q=0.9,text/plain;q=0.8,*/*;q=0.1"
+FETCH_TOTAL_SECONDS = Limit("FETCH_TOTAL_SECONDS", 120, "seconds")
+"""Seconds one fetch may take in all (connecting, redirects, retry waits and the whole body),
+whatever the server's pace; ``DOCMUNCH_FETCH_TOTAL_SECONDS`` raises it. Used when a
+:class:`Fetcher` is made without ``total_timeout``."""
+
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _Response = tuple[httpx.Response, bytes]
 _Final = tuple[httpx.Response, bytes, str | None]
+
+
+@dataclass(frozen=True, slots=True)
+class _Deadline:
+    """Internal: when one fetch started and must end (``time.monotonic()`` seconds)."""
+
+    started: float
+    seconds: float
+    env: str | None
+    """The variable that sets ``seconds``, or ``None`` when the caller chose them."""
+
+    def remaining(self) -> float:
+        """Seconds left (negative once past the deadline)."""
+        return self.started + self.seconds - time.monotonic()
+
+    def error(self, url: str) -> NetworkError:
+        """The one-line error for ``url`` past the deadline."""
+        hint = f"; set {self.env} to raise it" if self.env else ""
+        return NetworkError(
+            f"timed out after {self.seconds:g} s reading {url} "
+            f"(the limit for the whole fetch, redirects and retries included{hint})",
+            url=url,
+        )
 
 
 class _Retry(Exception):
@@ -58,8 +89,12 @@ class Fetcher:
       ``allowed_networks``: networks reachable even with the guard on (tests: ``["127.0.0.1/32"]``).
       ``max_bytes``: body cap in bytes, enforced after decompression (default 10 MiB).
       ``timeout``: ``(connect, read)`` seconds (read = longest silence between received bytes);
-      ``total_timeout``: seconds for the whole fetch (redirects and retry waits included),
-      checked while the body streams, so a server dripping bytes cannot hold a worker forever.
+      ``total_timeout``: seconds for the whole fetch (connecting, redirects, retry waits and
+      the body), enforced whatever the server's pace: every network read waits at most the time
+      left and the body is checked after each read, so a server dripping bytes cannot hold a
+      worker past it (:class:`NetworkError` "timed out after N s reading URL …"); ``None`` (the
+      default) reads :data:`FETCH_TOTAL_SECONDS` (120 s, ``DOCMUNCH_FETCH_TOTAL_SECONDS``) at
+      each fetch.
       ``max_redirects``: redirects followed (each hop re-checked by the guard); default 5.
       ``retries``: extra attempts on ``retry_statuses`` (429/503) per hop; ``backoff``: base
       seconds of the exponential backoff used without ``Retry-After``; ``max_retry_wait``: the
@@ -79,7 +114,7 @@ class Fetcher:
         allowed_networks: Iterable[str | IPNetwork] = (),
         max_bytes: int = DEFAULT_MAX_BODY_BYTES,
         timeout: tuple[float, float] = (10.0, 30.0),
-        total_timeout: float = 120.0,
+        total_timeout: float | None = None,
         max_redirects: int = 5,
         retries: int = 3,
         retry_statuses: frozenset[int] = frozenset({429, 503}),
@@ -158,17 +193,25 @@ class Fetcher:
         it; after the SSRF check); it may raise a :class:`FetchError` to stop (a crawl's
         robots.txt, scope and once-per-run rules), which propagates unchanged.
 
+        The whole call (redirects, retry waits, body) ends within the fetcher's
+        ``total_timeout`` seconds (default :data:`FETCH_TOTAL_SECONDS`), or raises
+        :class:`NetworkError` "timed out after N s … URL …".
+
         Raises :class:`BlockedAddress` (SSRF guard, any hop), :class:`HTTPStatusError` (4xx/5xx,
         or retries exhausted), :class:`TooLarge`, :class:`UnsupportedContentType`,
         :class:`DecodeError`, :class:`RedirectLoop` (a hop back to a URL of this chain, named in
         the message), :class:`RedirectError` (a ``Location`` that is not an http(s) URL with a
         host, or more than ``max_redirects`` hops), :class:`InvalidURL`, :class:`NetworkError`
-        (DNS, connection, TLS, protocol errors, timeouts). Nothing else: every exception of the
-        HTTP stack is mapped (:mod:`docmunch.fetch.failures`).
+        (DNS, connection, TLS, protocol errors, timeouts, the whole-fetch deadline);
+        :class:`ConfigError` when ``DOCMUNCH_FETCH_TOTAL_SECONDS`` is not a positive integer.
+        Nothing else: every exception of the HTTP stack is mapped (:mod:`docmunch.fetch.failures`).
         """
         if sink is not None and not raw:
             raise ValueError("sink= streams an undecoded body: pass raw=True with it")
-        started = time.monotonic()
+        if self.total_timeout is None:
+            deadline = _Deadline(time.monotonic(), FETCH_TOTAL_SECONDS.value(), FETCH_TOTAL_SECONDS.env)
+        else:
+            deadline = _Deadline(time.monotonic(), self.total_timeout, None)
         extra = dict(headers or {})
         sent = {"Accept": accept or DEFAULT_ACCEPT, **extra}
         has_auth = any(k.lower() == "authorization" for k in extra)
@@ -187,48 +230,60 @@ class Fetcher:
                 before_request(current, previous)
             if has_auth and origin_of(current) != first_origin:
                 sent = {k: v for k, v in sent.items() if k.lower() != "authorization"}
-            outcome = self._hop(current, sent, started, want)
+            outcome = self._hop(current, sent, deadline, want)
             if isinstance(outcome, str):
                 chain.add(outcome)
                 previous, current = current, outcome
                 continue
             response, body, remote = outcome
-            return self._result(current, response, body, remote, chain.redirects, started, raw)
+            return self._result(current, response, body, remote, chain.redirects, deadline.started, raw)
 
-    def _hop(self, url: str, headers: Mapping[str, str], started: float, want: Want) -> str | _Final:
+    def _hop(self, url: str, headers: Mapping[str, str], deadline: _Deadline, want: Want) -> str | _Final:
         """One URL with its retries: the next URL for a redirect, else (response, body)."""
         attempt = 0
         while True:
             try:
-                return self._attempt(url, headers, started, want)
+                return self._attempt(url, headers, deadline, want)
             except _Retry as retry:
                 wait = retry.wait
                 if wait is None:  # exponential backoff with up to 25 % jitter
                     wait = self.backoff * 2**attempt * (1 + random.random() / 4)
-                if attempt >= self.retries or wait > self.max_retry_wait:
-                    why = (
-                        f"server asked to wait {wait:.0f} s, more than the {self.max_retry_wait:.0f} s cap"
-                        if wait > self.max_retry_wait
-                        else f"gave up after {attempt + 1} attempts"
-                    )
+                cap, total = self.max_retry_wait, deadline.seconds
+                if attempt >= self.retries or wait > cap or wait >= deadline.remaining():
+                    if wait > cap:
+                        why = f"server asked to wait {wait:.0f} s, more than the {cap:.0f} s cap"
+                    elif attempt >= self.retries:
+                        why = f"gave up after {attempt + 1} attempts"
+                    else:
+                        why = f"waiting {wait:.0f} s more would pass the {total:g} s limit for the fetch"
                     raise HTTPStatusError(
                         f"HTTP {retry.status} from {url} ({why})", url=url, status_code=retry.status
                     ) from None
                 attempt += 1
                 self._sleep(wait)
 
-    def _attempt(self, url: str, headers: Mapping[str, str], started: float, want: Want) -> str | _Final:
+    def _attempt(self, url: str, headers: Mapping[str, str], deadline: _Deadline, want: Want) -> str | _Final:
         """One request. The transport is called directly (not ``Client.send``): httpx's own
-        redirect handling would parse every ``Location`` and raise its own errors for odd ones."""
+        redirect handling would parse every ``Location`` and raise its own errors for odd ones.
+
+        Each of httpx's timeouts (connect, every read, write, pool) is cut to the time left, so
+        no single wait outlasts the deadline; a timeout past it is reported as the deadline's.
+        """
         try:
             request = self._client.build_request("GET", url, headers=headers)
             key = origin_of(url)
             with self.limiter.slot(key.key if key is not None else request.url.host):
+                left = deadline.remaining()
+                if left <= 0:
+                    raise deadline.error(url)
+                connect, read = self.timeout
+                cut = httpx.Timeout(min(read, left), connect=min(connect, left))  # read, write, pool
+                request.extensions["timeout"] = cut.as_dict()
                 response = self.transport.handle_request(request)
                 response.request = request
                 remote = remote_address(response)
                 try:
-                    outcome = self._handle(url, response, started, want)
+                    outcome = self._handle(url, response, deadline, want)
                     return outcome if isinstance(outcome, str) else (*outcome, remote)
                 finally:
                     response.close()
@@ -239,13 +294,15 @@ class Fetcher:
                 raise
             raise self._mapped(exc, url) from None
         except STACK_ERRORS as exc:
+            if deadline.remaining() <= 0:  # a wait cut short by the deadline, not a slow server
+                raise deadline.error(url) from None
             raise self._mapped(exc, url) from None
 
     def _mapped(self, exc: BaseException, url: str) -> FetchError:
         connect, read = self.timeout
         return as_fetch_error(exc, url, connect_timeout=connect, read_timeout=read)
 
-    def _handle(self, url: str, response: httpx.Response, started: float, want: Want) -> str | _Response:
+    def _handle(self, url: str, response: httpx.Response, deadline: _Deadline, want: Want) -> str | _Response:
         status = response.status_code
         location = response.headers.get("location")
         if status in _REDIRECTS and location:
@@ -255,7 +312,7 @@ class Fetcher:
         if status == 304:
             return response, b""
         if want.raw:
-            return response, self._read_body(url, response, started, want)
+            return response, self._read_body(url, response, deadline, want)
         if not 200 <= status < 300:
             phrase = response.reason_phrase or ""
             raise HTTPStatusError(
@@ -264,13 +321,16 @@ class Fetcher:
         mime, _charset = parse_content_type(response.headers.get("content-type"))
         if mime:
             kind_for(mime, url=url)  # refuse before downloading the body
-        return response, self._read_body(url, response, started, want)
+        return response, self._read_body(url, response, deadline, want)
 
-    def _read_body(self, url: str, response: httpx.Response, started: float, want: Want) -> bytes:
+    def _read_body(self, url: str, response: httpx.Response, deadline: _Deadline, want: Want) -> bytes:
         """The decoded body, stopping as soon as it passes ``want.limit`` (raw or decoded bytes).
 
         With ``want.sink`` the decoded bytes are written there and ``b""`` is returned; with
-        ``want.truncate`` the first ``want.limit`` bytes are kept instead of raising.
+        ``want.truncate`` the first ``want.limit`` bytes are kept instead of raising. The body is
+        read as it arrives (``iter_raw()`` without a chunk size yields each network read, at most
+        64 KiB), and the deadline is checked after every read: with a chunk size, httpx would
+        collect a whole chunk first, and a server dripping a few bytes at a time never got there.
         """
         limit = want.limit
         encoding = response.headers.get("content-encoding")
@@ -285,7 +345,7 @@ class Fetcher:
         cap = limit if want.truncate else None
         raw_total = 0
         try:
-            for chunk in response.iter_raw(64 * 1024):
+            for chunk in response.iter_raw():
                 raw_total += len(chunk)
                 if raw_total > limit and not want.truncate:
                     raise self._too_large(url, limit)
@@ -295,8 +355,8 @@ class Fetcher:
                         raise self._too_large(url, limit)
                     if body.size >= limit and want.truncate:
                         return bytes(body.buffer)
-                if time.monotonic() - started > self.total_timeout:
-                    raise NetworkError(f"timed out after {self.total_timeout:g} s reading {url}", url=url)
+                if deadline.remaining() <= 0:
+                    raise deadline.error(url)
             for piece in decoder.flush():
                 body.add(piece, cap)
                 if body.size > limit:
