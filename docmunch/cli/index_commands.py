@@ -22,7 +22,7 @@ from docmunch.cli.optional import load_optional
 from docmunch.cli.parser import Register, positive
 from docmunch.cli.password import add_password_arguments, read_password
 from docmunch.errors import InvalidRepoName
-from docmunch.index import DEFAULT_MAX_FILE_BYTES, Index, IndexReport
+from docmunch.index import DEFAULT_MAX_FILE_BYTES, FileError, Index, IndexReport
 from docmunch.index.versions import with_version
 from docmunch.terminal import console as _console
 from docmunch.terminal import counted as _count
@@ -166,20 +166,27 @@ def _run_outcome(report: IndexReport, args: argparse.Namespace) -> int:
             sys.stderr.write(f"docmunch: skipped {report.docs_skipped} ({summary}); --json lists them\n")
         for warning in report.warnings:
             sys.stderr.write(f"docmunch: warning {_printable(warning.path)}: {_one_line(warning.message)}\n")
-        same = Counter(_one_line(err.message) for err in report.errors)
+        same = Counter(_alike(err) for err in report.errors)
         for err in report.errors:
-            message = _one_line(err.message)
-            if same[message] == 0:  # already printed with its count
+            message, key = _one_line(err.message), _alike(err)
+            if same[key] == 0:  # already printed with its count
                 continue
             count = ""
-            if same[message] > _SAME_ERROR_LINES:
-                count = f" (and {same[message] - 1} more with the same error; --json lists them)"
-                same[message] = 0
+            if same[key] > _SAME_ERROR_LINES:
+                count = f" (and {same[key] - 1} more with the same error; --json lists them)"
+                same[key] = 0
             sys.stderr.write(f"docmunch: error {_printable(err.path)}: {message}{count}\n")
         if report.nothing_to_index is not None:
             sys.stderr.write(f"docmunch: {_one_line(report.nothing_to_index)}\n")
     failed = bool(report.errors) and report.docs_indexed == 0 and report.docs_unchanged == 0
     return 1 if failed or report.nothing_to_index is not None else 0
+
+
+def _alike(err: FileError) -> str:
+    """What makes two errors "the same error": the one-line message with the failing path or
+    URL itself left out (``connection refused: URL`` from every page of a server that went away)."""
+    message = _one_line(err.message)
+    return message.replace(err.path, "\x00") if err.path else message
 
 
 def _url_repo(url: str, args: argparse.Namespace) -> str | None:

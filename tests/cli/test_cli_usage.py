@@ -151,6 +151,11 @@ def test_web_url_options_warn_and_refresh_keeps_allow_private(tmp_path: Path) ->
         assert len(errors) == 1 and "loopback" in errors[0], refused.stderr
         assert errors[0].endswith("(and 4 more with the same error; --json lists them)")
         assert _cli(home, "refresh", "site", "--allow-private").returncode == 0
+        site.close()  # the server went away: each page's error names its own URL, one line says all
+        gone = _cli(home, "refresh", "site", "--allow-private")
+        errors = [ln for ln in gone.stderr.splitlines() if ln.startswith("docmunch: error ")]
+        assert len(errors) == 1, gone.stderr
+        assert errors[0].endswith("(and 4 more with the same error; --json lists them)")
     finally:
         site.close()
 
