@@ -20,6 +20,13 @@ Report: each page indexed, unchanged or failed (``errors``); each URL not fetche
 is listed in ``skipped`` with its reason (:data:`docmunch.sources.tally.SKIP_REASONS`); failing
 sitemaps are ``warnings``. One bad page is one entry, never the end of the run.
 
+One page, one document: the spellings of a page (``x.md``, ``x.html``, ``x.htm``, ``x/``, ``x``:
+:func:`docmunch.sources.frontier.page_key`) are requested once, through the first one met; each
+other spelling is a ``duplicate`` skip naming that URL (and the ``doc_path`` it was stored as).
+A fetched page whose ``doc_path`` a page of this run already holds (``d/index.md`` after ``d/``)
+is a ``duplicate`` skip naming the URL stored there. Stored validators are sent only to the URL
+they came from (:func:`docmunch.sources.page.load_page`).
+
 Threads: ``concurrency`` workers fetch and render pages (:func:`docmunch.sources.page.load_page`,
 no index writes); the calling thread schedules, writes each page and reports progress. When the
 crawl finished its frontier (no page or byte limit hit), stored pages under the scope it no longer
@@ -58,7 +65,10 @@ class _Crawl:
         self.frontier = Frontier(scope, robots, self.tally, set())
         self.visits = Visits()
         self.gate = Gate(robots, scope=scope, visits=self.visits)
-        self.stored_paths: set[str] = set()
+        self.stored_paths: dict[str, str] = {}
+        """``{doc_path: final URL}`` of every page stored (or found unchanged) in this run."""
+        self.stored_as: dict[str, str] = {}
+        """``{URL: doc_path}`` of the same pages, by requested and by final URL."""
         self.requested = 0
         """Page loads that sent at least one request (what ``max_pages`` counts)."""
 
@@ -97,6 +107,15 @@ class _Crawl:
                 if loop is not None:
                     self.tally.skipped[i] = (url, "redirect-loop", f"redirect loop: {describe(loop)}")
 
+    def skip_spellings(self) -> None:
+        """List each other spelling of a page that no load of the run requested as a ``duplicate``."""
+        for url, first in self.frontier.spellings.items():
+            if url in self.visits:  # requested after all (a redirect target): reported with that load
+                continue
+            stored = self.stored_as.get(first)
+            where = f", stored in this run as {stored}" if stored else " (see its own entry)"
+            self.tally.skip(url, "duplicate", f"not requested: another spelling of {first}{where}")
+
     def accept(self, requested: str, page: Page) -> None:
         """Store a loaded page unless its final or canonical URL names another document."""
         tally, frontier = self.tally, self.frontier
@@ -119,11 +138,17 @@ class _Crawl:
         if not in_scope(page.url, self.scope):
             tally.skip(requested, "scope", f"redirected to {page.url}, outside the scope {self.scope}")
             return
-        if page.doc_path in self.stored_paths:
-            tally.skip(requested, "duplicate", f"{page.url} is {page.doc_path}, stored already in this run")
+        holder = self.stored_paths.get(page.doc_path)
+        if holder is not None:
+            tally.skip(
+                requested,
+                "duplicate",
+                f"same doc_path {page.doc_path} as {holder}, stored already in this run",
+            )
             return
         frontier.mark(page.url)
-        self.stored_paths.add(page.doc_path)
+        self.stored_paths[page.doc_path] = page.url
+        self.stored_as[requested] = self.stored_as[page.url] = page.doc_path
         tally.count(self.index, self.repo, page, self.scope)
         frontier.offer(page.links)
 
@@ -197,6 +222,7 @@ def crawl_site(
         run.frontier.offer(found.urls)
         complete = _drive(run, fetcher, max_pages, max_total_bytes, max(1, concurrency), progress)
         run.name_loops()
+        run.skip_spellings()
     finally:
         if own:
             fetcher.close()

@@ -1,9 +1,13 @@
 """The crawl frontier: which discovered URLs are queued, and why the others are skipped.
 
-Each distinct URL (spellings of one page folded: ``x.md``, ``x.html``, ``x/`` and ``x`` are one
-key) is decided once, in this order: outside the scope → ``scope``; robots.txt, llms.txt or a
-sitemap → ``discovery-file``; an asset suffix → ``asset``; robots.txt forbids it → ``robots``;
+Each distinct URL (spellings of one page folded: ``x.md``, ``x.html``, ``x.htm``, ``x/`` and ``x``
+are one key) is decided once, in this order: outside the scope → ``scope``; robots.txt, llms.txt
+or a sitemap → ``discovery-file``; an asset suffix → ``asset``; robots.txt forbids it → ``robots``;
 else it is queued, breadth first. Every skip is recorded in the run's tally with its reason.
+
+Another spelling of a key already decided is not queued: it is kept in :attr:`Frontier.spellings`
+(with the URL that decided the key), and the crawl lists it in ``skipped`` as a ``duplicate`` at
+the end of the run, unless a page load requested it after all (a redirect to it).
 """
 
 from __future__ import annotations
@@ -58,23 +62,38 @@ class Frontier:
         self.sitemaps = sitemaps
         """Sitemap URLs of the run (discovery files); filled in by discovery."""
         self.queue: deque[str] = deque()
-        self.seen: set[str] = set()
-        """Keys (:func:`page_key`) already decided: queued, fetched or skipped."""
+        self.seen: dict[str, str] = {}
+        """Keys (:func:`page_key`) already decided (queued, fetched or skipped) → the URL that
+        decided each."""
+        self.met: set[str] = set()
+        """Every URL offered or marked (so a URL linked from many pages is considered once)."""
+        self.spellings: dict[str, str] = {}
+        """Other spellings of a decided key, never queued: ``{url: url that decided the key}``."""
 
     def decided(self, url: str) -> bool:
         return page_key(url) in self.seen
 
     def mark(self, url: str) -> None:
         """Record ``url``'s key as decided without queueing it (a page already fetched)."""
-        self.seen.add(page_key(url))
+        self.met.add(url)
+        self.seen.setdefault(page_key(url), url)
 
     def offer(self, urls: Iterable[str], *, first: bool = False) -> None:
-        """Queue each new URL that may be crawled (at the front with ``first``); skip the rest."""
+        """Queue each new URL that may be crawled (at the front with ``first``); skip the rest.
+
+        Another spelling of a decided page goes to :attr:`spellings`, not to the tally.
+        """
         for url in urls:
-            key = page_key(url)
-            if key in self.seen:
+            if url in self.met:
                 continue
-            self.seen.add(key)
+            self.met.add(url)
+            key = page_key(url)
+            decided_by = self.seen.get(key)
+            if decided_by is not None:
+                if decided_by != url:
+                    self.spellings.setdefault(url, decided_by)
+                continue
+            self.seen[key] = url
             reason, detail = self._refusal(url)
             if reason:
                 self.tally.skip(url, reason, detail)

@@ -6,11 +6,14 @@ they are → :meth:`Index.put_document`. :func:`load_page` does the network and 
 index writes (safe in worker threads); :func:`store_page` is the one index write.
 
 Incremental re-index: the page's ``ETag``/``Last-Modified`` and the sha256 of its body are kept
-in the document (``meta`` and ``source_hash``). A re-index sends a conditional request (a 304
-costs no download and no extraction); a 200 whose body hash equals the stored one is not
-extracted either. Both shortcuts apply only when the stored copy came from the same origin
-(scheme, host and port) as the URL being loaded: another origin's validators are never sent and
-its body hash never stands in (:attr:`Page.replaces` then names the copy that was replaced).
+in the document (``meta`` and ``source_hash``), with the URL they came from (``meta["url"]``, the
+final URL after redirects). A re-index sends a conditional request (a 304 costs no download and
+no extraction); a 200 whose body hash equals the stored one is not extracted either. Both
+shortcuts apply only to that very URL (normalised): several URLs map to one ``doc_path``
+(``x.md``, ``x.htm``, ``x.html``; ``d/index.md`` and ``d/``; and the same path on another
+origin), and one URL's validators sent to another would get a 304 for a page never stored. The
+validators are not sent on to a redirect target either: a conditional request that is redirected
+is made again without them. :attr:`Page.replaces` names the other URL whose copy was replaced.
 
 Paths: ``doc_path`` is the URL path with ``.md`` (``/`` → ``index.md``, ``/a/b/`` →
 ``a/b/index.md``, ``/a/b.html`` → ``a/b.md``).
@@ -27,7 +30,7 @@ from typing import Any, Literal
 from selectolax.lexbor import LexborHTMLParser
 
 from docmunch.errors import DocmunchError, FetchError, HTTPStatusError
-from docmunch.fetch import Fetcher, FetchResult, same_origin
+from docmunch.fetch import Fetcher, FetchResult
 from docmunch.fetch.mime import parse_content_type
 from docmunch.formats.base import Rendition
 from docmunch.formats.html import render_html
@@ -132,15 +135,28 @@ class Page:
     fetched_bytes: int = 0
     """Body bytes downloaded for this page (0 for a 304)."""
     replaces: str | None = None
-    """URL of a copy from another origin stored at ``doc_path``: a ``changed`` page replaces it,
-    a ``gone`` page leaves it alone (another origin's page is not gone)."""
+    """URL of a copy from another URL stored at ``doc_path``: a ``changed`` page replaces it,
+    a ``gone`` page leaves it alone (another URL's page is not gone)."""
+
+
+def same_url(a: object, b: str) -> bool:
+    """True when ``a`` is a string naming the same URL as ``b`` once both are normalised."""
+    return isinstance(a, str) and (normalize_url(a) or a) == (normalize_url(b) or b)
 
 
 def usable_state(state: DocState | None, url: str) -> DocState | None:
-    """``state`` when it was stored from ``url``'s origin, else ``None`` (never reuse another's)."""
-    if state is None or not same_origin(state.meta.get("url"), url):
+    """``state`` when it was stored from ``url`` itself (normalised), else ``None``.
+
+    Another URL's validators and body hash never stand in, even when it maps to the same
+    ``doc_path`` (``x.md`` and ``x.htm``) or lies on the same origin.
+    """
+    if state is None or not same_url(state.meta.get("url"), url):
         return None
     return state
+
+
+class _ConditionalRedirect(FetchError):
+    """A conditional request was redirected: its validators belong to the URL first asked."""
 
 
 def load_page(
@@ -158,7 +174,8 @@ def load_page(
         fetcher: the run's fetcher (thread-safe).
         url: the page URL.
         state: the stored document at this page's path, if any; its etag/last_modified/hash are
-            used only when it was stored from the same origin as ``url``.
+            used only when it was stored from ``url`` itself (or from the URL it redirects to:
+            the hash only), never for another URL of the same ``doc_path``.
         doc_path: where it is stored; default :func:`doc_path_for` of the final URL.
         prefer_markdown: fetch and store the page's ``text/markdown`` alternate when it has one.
         before_request: passed to :meth:`Fetcher.fetch` for the page and its Markdown alternate
@@ -174,12 +191,7 @@ def load_page(
     replaced = state.meta.get("url") if state is not None and own is None else None
     meta = own.meta if own is not None else {}
     try:
-        result = fetcher.fetch(
-            url,
-            etag=meta.get("etag"),
-            last_modified=meta.get("last_modified"),
-            before_request=before_request,
-        )
+        result = _fetch_page(fetcher, url, meta, before_request)
     except HTTPStatusError as exc:
         if exc.status_code in _GONE:
             other = replaced if isinstance(replaced, str) else None
@@ -187,6 +199,9 @@ def load_page(
         raise
     final = normalize_url(result.url) or result.url
     path = doc_path or doc_path_for(final)
+    if own is None and state is not None and same_url(state.meta.get("url"), final):
+        own, replaced = state, None  # redirected to the very URL the stored copy came from
+    meta = own.meta if own is not None else {}
     stored_links = tuple(meta.get("links") or ())
     if result.not_modified:
         return Page(final, path, "unchanged", links=stored_links)
@@ -216,6 +231,33 @@ def load_page(
         size,
         replaced if isinstance(replaced, str) else None,
     )
+
+
+def _fetch_page(
+    fetcher: Fetcher, url: str, meta: dict[str, Any], before_request: BeforeRequest | None
+) -> FetchResult:
+    """GET ``url``, conditionally with ``meta``'s validators when it has any.
+
+    The fetcher would send them on to every redirect hop; a redirected conditional request is
+    stopped before the hop and made again without them (one extra request for a moved page).
+
+    Raises:
+        FetchError (any subclass): as :meth:`Fetcher.fetch`.
+    """
+    etag, last_modified = meta.get("etag"), meta.get("last_modified")
+    if not etag and not last_modified:
+        return fetcher.fetch(url, before_request=before_request)
+
+    def first_hop_only(hop: str, redirected_from: str | None) -> None:
+        if redirected_from is not None:
+            raise _ConditionalRedirect(f"{redirected_from} redirects to {hop}", url=hop)
+        if before_request is not None:
+            before_request(hop, redirected_from)
+
+    try:
+        return fetcher.fetch(url, etag=etag, last_modified=last_modified, before_request=first_hop_only)
+    except _ConditionalRedirect:
+        return fetcher.fetch(url, before_request=before_request)
 
 
 def _render(
@@ -250,7 +292,7 @@ def _http_charset(result: FetchResult) -> str | None:
 def store_page(index: Index, repo: str, page: Page, *, source: str) -> int:
     """Write a ``changed`` page (returns its section count) or remove a ``gone`` one (returns 0).
 
-    A ``gone`` page whose path holds another origin's copy (:attr:`Page.replaces`) removes nothing.
+    A ``gone`` page whose path holds another URL's copy (:attr:`Page.replaces`) removes nothing.
     """
     if page.outcome == "gone":
         if page.replaces is None:

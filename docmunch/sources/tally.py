@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from docmunch.fetch import same_origin
 from docmunch.index import FileError, Index, IndexReport
 from docmunch.sources.page import Page, page_error, repo_sections, store_page
 
@@ -89,7 +90,8 @@ class RunTally:
         store_page(index, repo, page, source=source)
         self.bytes += page.fetched_bytes
         if page.replaces and page.outcome == "changed":
-            self.warn(page.url, f"replaced {page.doc_path}, stored from {page.replaces} (another origin)")
+            other = "another URL of this origin" if same_origin(page.replaces, page.url) else "another origin"
+            self.warn(page.url, f"replaced {page.doc_path}, stored from {page.replaces} ({other})")
         if page.outcome == "changed":
             self.indexed += 1
         elif page.outcome == "unchanged":
