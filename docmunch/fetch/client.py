@@ -13,12 +13,26 @@ from typing import IO, Any
 import httpx
 
 import docmunch
-from docmunch.errors import DecodeError, FetchError, HTTPStatusError, NetworkError, TooLarge
+from docmunch.errors import (
+    DecodeError,
+    FetchError,
+    HTTPStatusError,
+    NetworkError,
+    TooLarge,
+    UnsupportedContentType,
+)
 from docmunch.fetch._body import Body, Want
 from docmunch.fetch.charset import decode_html, decode_text
 from docmunch.fetch.decoders import ACCEPT_ENCODING, make_decoder
 from docmunch.fetch.failures import STACK_ERRORS, as_fetch_error
-from docmunch.fetch.mime import Kind, kind_for, parse_content_type, sniff_mime
+from docmunch.fetch.mime import (
+    BINARY_SNIFF_BYTES,
+    Kind,
+    is_binary_text,
+    kind_for,
+    parse_content_type,
+    sniff_mime,
+)
 from docmunch.fetch.origin import origin_of
 from docmunch.fetch.ratelimit import HostLimiter
 from docmunch.fetch.redirects import RedirectChain, resolve_location
@@ -391,6 +405,13 @@ class Fetcher:
             if not mime:
                 mime = sniff_mime(body)
             kind = kind_for(mime, url=url)
+            if is_binary_text(body, http_charset):
+                raise UnsupportedContentType(
+                    f"binary content at {url}: it is served as {mime} but holds a NUL byte in its first "
+                    f"{BINARY_SNIFF_BYTES} bytes (not indexed, as a binary local file is skipped)",
+                    url=url,
+                    content_type=mime,
+                )
             decode = decode_html if kind == "html" else decode_text
             text, charset = decode(body, http_charset=http_charset)
         return FetchResult(

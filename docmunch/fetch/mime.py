@@ -12,7 +12,11 @@ from typing import Literal
 
 from docmunch.errors import UnsupportedContentType
 
-__all__ = ["Kind", "kind_for", "parse_content_type", "sniff_mime"]
+__all__ = ["BINARY_SNIFF_BYTES", "Kind", "is_binary_text", "kind_for", "parse_content_type", "sniff_mime"]
+
+BINARY_SNIFF_BYTES = 8000
+"""Leading bytes of a body labelled as text that :func:`is_binary_text` looks at (git's
+heuristic; the same as a local file's, ``docmunch.index.walk.BINARY_SNIFF_BYTES``)."""
 
 Kind = Literal["html", "markdown", "text"]
 
@@ -73,6 +77,18 @@ def sniff_mime(data: bytes) -> str:
     if any(b in _BINARY for b in head):
         return "application/octet-stream"
     return "text/plain"
+
+
+def is_binary_text(data: bytes, charset: str | None) -> bool:
+    """True when a body labelled HTML, Markdown or text holds a NUL byte in its first
+    :data:`BINARY_SNIFF_BYTES` — what a local file of those types is skipped for — unless it is
+    UTF-16 or UTF-32 (a byte order mark, or that ``charset`` from the HTTP header), whose
+    characters hold NUL bytes. Decoded, such a body was a section of U+FFFD characters."""
+    if data.startswith((b"\xfe\xff", b"\xff\xfe", b"\x00\x00\xfe\xff")):
+        return False
+    if charset and charset.lower().replace("-", "").replace("_", "").startswith(("utf16", "utf32")):
+        return False
+    return b"\x00" in data[:BINARY_SNIFF_BYTES]
 
 
 def kind_for(mime: str, *, url: str | None = None) -> Kind:

@@ -364,3 +364,23 @@ def test_rate_limit_spaces_requests(server):
             f.fetch(url)
     times = [s.at for s in server.seen]
     assert times[-1] - times[0] >= 0.27  # 3 gaps of >= 0.1 s (minus timer slack)
+
+
+def test_a_binary_body_served_as_text_is_refused(server):
+    """Random bytes labelled text/html were decoded into a section of U+FFFD characters (a user
+    trial); a NUL byte in the first 8 KiB refuses them, as a binary local file is skipped. UTF-16
+    (a BOM, or the charset of the header) holds NUL bytes and is text."""
+    html = {"Content-Type": "text/html"}
+    with Fetcher(allowed_networks=["127.0.0.1/32"], trust_env=False) as f:
+        url = server.route("/noise", server.Reply(headers=html, body=bytes(range(256)) * 40))
+        refused = r"binary content at .*/noise: it is served as text/html"
+        with pytest.raises(UnsupportedContentType, match=refused):
+            f.fetch(url)
+        utf16 = "<!doctype html><p>wide text</p>".encode("utf-16")  # with its BOM
+        assert "wide text" in f.fetch(server.route("/bom", server.Reply(headers=html, body=utf16))).text
+        labelled = {"Content-Type": "text/plain; charset=utf-16le"}
+        body = "plain wide text".encode("utf-16-le")
+        wide = f.fetch(server.route("/le", server.Reply(headers=labelled, body=body)))
+        assert wide.text == "plain wide text"
+        late = b"<p>" + b"x" * 9000 + b"\x00"  # past the first 8000 bytes: text
+        assert f.fetch(server.route("/late", server.Reply(headers=html, body=late))).kind == "html"
