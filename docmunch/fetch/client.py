@@ -39,6 +39,7 @@ from docmunch.fetch.redirects import RedirectChain, resolve_location
 from docmunch.fetch.result import FetchResult, joined_headers, parse_retry_after, remote_address
 from docmunch.fetch.ssrf import AddressPolicy, IPNetwork, check_url
 from docmunch.fetch.transport import GuardedTransport
+from docmunch.fetch.transport import deadline as network_deadline
 from docmunch.limits import Limit
 
 __all__ = [
@@ -71,6 +72,11 @@ class _Deadline:
     seconds: float
     env: str | None
     """The variable that sets ``seconds``, or ``None`` when the caller chose them."""
+
+    @property
+    def at(self) -> float:
+        """The deadline itself (``time.monotonic()`` seconds)."""
+        return self.started + self.seconds
 
     def remaining(self) -> float:
         """Seconds left (negative once past the deadline)."""
@@ -286,7 +292,8 @@ class Fetcher:
         try:
             request = self._client.build_request("GET", url, headers=headers)
             key = origin_of(url)
-            with self.limiter.slot(key.key if key is not None else request.url.host):
+            host = key.key if key is not None else request.url.host
+            with self.limiter.slot(host), network_deadline(deadline.at):  # every read ends by it
                 left = deadline.remaining()
                 if left <= 0:
                     raise deadline.error(url)

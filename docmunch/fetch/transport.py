@@ -15,6 +15,14 @@ the target's addresses are still resolved and checked here first, and a name tha
 resolve here is refused (:class:`BlockedAddress`, reason ``"unresolvable name behind a
 proxy"``) rather than handed to the proxy unchecked; ``allow_private`` lifts that. The proxy
 resolves the name again, so pinning holds only for direct connections.
+
+**Deadline.** httpcore gives each socket read its own timeout, so a server that sends its
+status line and headers a few bytes at a time (every read returns something) would keep
+``handle_request`` waiting for ever. :func:`deadline` sets, for the calling thread, a moment by
+which every read, write, TLS handshake and connect of the backend's streams must end: each one
+waits at most the time left, and one started after it raises httpcore's ``ReadTimeout``
+(``WriteTimeout``, ``ConnectTimeout``), which the fetcher reports as its whole-fetch limit. The
+connections of a proxy from the environment are httpx's own and keep only httpx's timeouts.
 """
 
 from __future__ import annotations
@@ -22,8 +30,10 @@ from __future__ import annotations
 import functools
 import ssl
 import threading
+import time
 import urllib.request
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import httpcore
@@ -32,7 +42,60 @@ import httpx
 from docmunch.errors import BlockedAddress, FetchError
 from docmunch.fetch.ssrf import ALLOW_PRIVATE_ENV, AddressPolicy, resolve
 
-__all__ = ["GuardedTransport", "PinningBackend"]
+__all__ = ["GuardedTransport", "PinningBackend", "deadline"]
+
+_DEADLINE = threading.local()
+"""``.at``: the calling thread's deadline (``time.monotonic()`` seconds) or ``None``."""
+
+
+@contextmanager
+def deadline(at: float | None) -> Iterator[None]:
+    """Within the block, every network operation of this thread's requests through
+    :class:`PinningBackend` ends by monotonic time ``at`` (seconds; ``None``: no deadline), as
+    the module doc says. Nested blocks restore the outer deadline on exit."""
+    previous = getattr(_DEADLINE, "at", None)
+    _DEADLINE.at = at
+    try:
+        yield
+    finally:
+        _DEADLINE.at = previous
+
+
+def _time_left(timeout: float | None, expired: type[Exception]) -> float | None:
+    """``timeout`` cut to the time left before this thread's deadline; raises ``expired`` when
+    the deadline has passed."""
+    at: float | None = getattr(_DEADLINE, "at", None)
+    if at is None:
+        return timeout
+    left = at - time.monotonic()
+    if left <= 0:
+        raise expired("the fetch's deadline passed")
+    return left if timeout is None else min(timeout, left)
+
+
+class _DeadlineStream(httpcore.NetworkStream):
+    """A network stream whose every wait ends by the thread's :func:`deadline`."""
+
+    def __init__(self, inner: httpcore.NetworkStream) -> None:
+        self._inner = inner
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._inner.read(max_bytes, _time_left(timeout, httpcore.ReadTimeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._inner.write(buffer, _time_left(timeout, httpcore.WriteTimeout))
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def start_tls(
+        self, ssl_context: ssl.SSLContext, server_hostname: str | None = None, timeout: float | None = None
+    ) -> httpcore.NetworkStream:
+        left = _time_left(timeout, httpcore.ConnectTimeout)
+        return _DeadlineStream(self._inner.start_tls(ssl_context, server_hostname, left))
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._inner.get_extra_info(info)
 
 _HTTPCORE_TO_HTTPX: tuple[tuple[type[Exception], type[httpx.RequestError]], ...] = (
     (httpcore.ConnectTimeout, httpx.ConnectTimeout),
@@ -81,9 +144,14 @@ class PinningBackend(httpcore.NetworkBackend):
         last_error: Exception | None = None
         for address in addresses:
             try:
-                return self._inner.connect_tcp(
-                    address, port, timeout=timeout, local_address=local_address, socket_options=socket_options
+                stream = self._inner.connect_tcp(
+                    address,
+                    port,
+                    timeout=_time_left(timeout, httpcore.ConnectTimeout),
+                    local_address=local_address,
+                    socket_options=socket_options,
                 )
+                return _DeadlineStream(stream)
             except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
                 last_error = exc
         assert last_error is not None

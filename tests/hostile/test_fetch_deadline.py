@@ -35,7 +35,8 @@ SLACK = 6.0
 class DripServer:
     """``/drip``: headers at once, then 8 bytes every 0.2 s for up to 10 minutes (never a silence
     long enough for the 30 s read timeout); ``/stall``: headers, 8 bytes, then silence for up to
-    10 minutes; ``/``: a page linking to ``/drip``, ``/p1`` and ``/p2``; ``/p1``, ``/p2``: pages."""
+    10 minutes; ``/headers``: the status line, then a header line every 0.2 s; ``/``: a page
+    linking to ``/drip``, ``/p1`` and ``/p2``; ``/p1``, ``/p2``: pages."""
 
     def __init__(self) -> None:
         self.stop = threading.Event()
@@ -67,6 +68,19 @@ class DripServer:
             handler.send_header("Content-Length", str(len(body)))
             handler.end_headers()
             handler.wfile.write(body)
+            return
+        if path == "/headers":  # the status line, then one header line every 0.2 s
+            try:
+                handler.wfile.write(b"HTTP/1.1 200 OK\r\n")
+                handler.wfile.flush()
+                for _ in range(3000):
+                    if self.stop.wait(0.2):
+                        return
+                    handler.wfile.write(b"X-Slow: b\r\n")
+                    handler.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            handler.close_connection = True
             return
         if path not in ("/drip", "/stall"):
             handler.send_error(404)
@@ -113,6 +127,19 @@ def test_a_dripping_page_fails_at_the_whole_fetch_deadline(drip_server):
     assert info.value.url == url and "\n" not in message
     assert message.startswith(f"timed out after {DEADLINE} s reading {url}")
     assert "DOCMUNCH_FETCH_TOTAL_SECONDS" in message
+
+
+def test_headers_dripped_a_line_at_a_time_fail_at_the_deadline(drip_server):
+    """Every read of the response head returns a header line, so no read ever times out: the
+    deadline must bound the head too (a second user trial: ``index`` ran past 60 s on a 5 s
+    deadline)."""
+    url = drip_server.url("/headers")
+    with Fetcher(allow_private=True, trust_env=False) as fetcher:
+        started = time.monotonic()
+        with pytest.raises(NetworkError, match=rf"timed out after {DEADLINE} s reading "):
+            fetcher.fetch(url)
+        took = time.monotonic() - started
+    assert took < DEADLINE + SLACK, took
 
 
 def test_a_silence_past_the_deadline_fails_at_the_deadline_not_the_read_timeout(drip_server):
