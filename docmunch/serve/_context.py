@@ -38,6 +38,9 @@ class ToolOutput:
     text_key: str | None = None
     """Key of the payload's big string that the response ceiling may cut; a dotted path
     (``section.content``) names a string inside a nested object."""
+    list_item_id: str | None = None
+    """Key of each item of ``list_key`` that names it (``id``): when the ceiling cuts a list
+    that has no ``offset`` paging, ``not_returned`` lists the names of the items left out."""
     resumable: bool = False
     """The text at ``text_key`` can be read on from a byte offset (``get_section``'s
     ``offset``): when the ceiling cuts it, the object holding it gains ``next_offset`` (bytes

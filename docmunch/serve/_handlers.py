@@ -308,6 +308,9 @@ def get_sections(ctx: ToolContext, args: dict[str, Any], progress: ProgressFn) -
         tokens_saved=saved,
         meta={"citations": citations},
         list_key="sections",
+        list_item_id="id",  # left out by the ceiling: named in not_returned, read with get_section
+        text_key="sections.0.content",  # a first section over the ceiling on its own: cut, readable on
+        resumable=True,
     )
 
 

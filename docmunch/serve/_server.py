@@ -80,9 +80,13 @@ def _cut_utf8(text: str, max_bytes: int) -> str:
     return text.encode("utf-8")[: max(0, max_bytes)].decode("utf-8", "ignore")
 
 
-def _with_text(payload: dict[str, Any], path: list[str], text: str, extra: dict[str, Any]) -> dict[str, Any]:
+def _with_text(payload: Any, path: list[str], text: str, extra: dict[str, Any]) -> Any:
     """A copy of ``payload`` whose string at ``path`` is ``text`` and whose object holding it
-    also gets ``extra`` (the objects along the path are copied, never changed in place)."""
+    also gets ``extra`` (the objects and lists along the path are copied, never changed in
+    place; a list is stepped into by a decimal key, ``sections.0.content``)."""
+    if isinstance(payload, list):
+        at = int(path[0])
+        return [*payload[:at], _with_text(payload[at], path[1:], text, extra), *payload[at + 1 :]]
     if len(path) == 1:
         return {**payload, path[0]: text, **extra}
     return {**payload, path[0]: _with_text(payload[path[0]], path[1:], text, extra)}
@@ -92,19 +96,28 @@ def _text_at(payload: dict[str, Any], path: list[str]) -> tuple[str, dict[str, A
     """The string at ``path`` and the object holding it, or ``None`` when there is none."""
     holder: Any = payload
     for key in path[:-1]:
-        holder = holder.get(key) if isinstance(holder, dict) else None
+        if isinstance(holder, list):
+            holder = holder[int(key)] if key.isdigit() and int(key) < len(holder) else None
+        else:
+            holder = holder.get(key) if isinstance(holder, dict) else None
     if isinstance(holder, dict) and isinstance(holder.get(path[-1]), str):
         return holder[path[-1]], holder
     return None
 
 
+def _item_ids(items: list[Any], key: str) -> list[Any]:
+    return [item.get(key) for item in items if isinstance(item, dict)]
+
+
 def apply_ceiling(output: ToolOutput, limit: int) -> dict[str, Any]:
     """The payload, shortened to at most ``limit`` JSON bytes with ``truncated: true`` when cut.
 
-    A list result keeps as many leading items as fit (``next_offset`` then points after them);
+    A list result keeps as many leading items as fit (``next_offset`` then points after them;
+    without paging, ``not_returned`` names the items left out by :attr:`ToolOutput.list_item_id`);
     a text result is cut at a UTF-8 character boundary (after its list, if it has one, is
-    emptied), and a resumable text (:attr:`ToolOutput.resumable`) says where to read on
-    (``next_offset``); anything else is replaced by a message.
+    emptied, or kept to its first item when the text is that item's), and a resumable text
+    (:attr:`ToolOutput.resumable`) says where to read on (``next_offset``); anything else is
+    replaced by a message.
     """
     payload = output.payload
     if _size(payload) <= limit:
@@ -122,9 +135,17 @@ def apply_ceiling(output: ToolOutput, limit: int) -> dict[str, Any]:
         cut = {**payload, output.list_key: items[:lo], "truncated": True}
         if "offset" in payload:
             cut["next_offset"] = int(payload["offset"]) + lo
-        if _size(cut) <= limit:
+        if output.list_item_id:  # no paging: name what was left out
+            cut["not_returned"] = _item_ids(items[lo:], output.list_item_id)
+        first_text = bool(output.text_key and output.text_key.startswith(f"{output.list_key}.0."))
+        if lo == 0 and items and first_text:  # not even the first item fits: it comes back cut
+            payload = {**cut, output.list_key: items[:1]}
+            if output.list_item_id:
+                payload["not_returned"] = _item_ids(items[1:], output.list_item_id)
+        elif _size(cut) <= limit:
             return cut
-        payload = cut  # not even one item fits beside the text: cut the text too
+        else:
+            payload = cut  # not even an empty list fits beside the text: cut the text too
     found = _text_at(payload, output.text_key.split(".")) if output.text_key else None
     if output.text_key and found is not None:
         path = output.text_key.split(".")
@@ -149,6 +170,14 @@ def apply_ceiling(output: ToolOutput, limit: int) -> dict[str, Any]:
         "message": f"the result ({_size(payload)} bytes) exceeds the response ceiling of {limit} bytes; "
         "narrow the request (doc_path, limit, max_tokens)",
     }
+
+
+def _returned(output: ToolOutput, payload: dict[str, Any]) -> int:
+    """``output.sections_returned``, or the items the ceiling left of a cut section list."""
+    if payload is output.payload or output.list_key not in ("sections", "results"):
+        return output.sections_returned
+    kept = payload.get(output.list_key)
+    return len(kept) if isinstance(kept, list) else 0
 
 
 def _error_result(message: str, started: float, total_saved: int | None) -> types.CallToolResult:
@@ -242,7 +271,7 @@ def build_server(tool_ctx: ToolContext, order: CallOrder | None = None) -> Serve
             )
         meta: dict[str, Any] = {
             "latency_ms": round((time.perf_counter() - started) * 1000, 3),
-            "sections_returned": output.sections_returned,
+            "sections_returned": _returned(output, payload),
             "tokens_saved": output.tokens_saved,
             "total_tokens_saved": total,
             **output.meta,

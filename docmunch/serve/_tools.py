@@ -343,7 +343,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Read several sections by id in one call. Unknown ids do not fail the batch: each appears in "
         "`errors` with a message. Returns {sections: [...as get_section], errors: [{section_id, "
         "error}]} (repo echoes the argument, null when omitted); _meta.citations lists where each "
-        "came from. Without repo each id is read from the repo it names.",
+        "came from. Without repo each id is read from the repo it names. Over the response ceiling "
+        "(1 MiB) the sections that did not fit are named in not_returned (read them with "
+        "get_section); a first section too large on its own comes back cut with next_offset.",
         _obj(
             {
                 "repo": _SECTION_REPO,

@@ -100,3 +100,29 @@ def test_an_offset_inside_a_character_starts_at_the_next_one(home: Path) -> None
     page = anyio.run(scenario)
     assert page["offset"] == inside + 1
     assert page["content"].encode("utf-8") == whole[inside + 1 :]
+
+
+def test_get_sections_names_what_the_ceiling_left_out(home: Path) -> None:
+    """A batch over the ceiling names the ids it did not return, and a first section too large
+    on its own comes back cut rather than dropped with every id after it (a second trial)."""
+    big, whole = _section_bytes(home)
+    with Index.open(home) as index:
+        small = index.toc("log", "CHANGELOG.md")[1].id
+
+    async def scenario() -> list[Any]:
+        async with connect(home, "auto", DOCMUNCH_MAX_RESPONSE_BYTES=str(CEILING)) as client:
+            return [
+                await client.call_tool("get_sections", {"section_ids": ids})
+                for ids in ([big, small], [small, big])
+            ]
+
+    first_big, first_small = anyio.run(scenario)
+    answer = first_big.structured_content
+    assert answer["truncated"] is True and answer["not_returned"] == [small]
+    (cut,) = answer["sections"]
+    assert cut["id"] == big and cut["truncated"] is True and cut["content"]
+    assert whole.startswith(cut["content"].encode("utf-8"))
+    assert cut["next_offset"] == len(cut["content"].encode("utf-8"))
+    answer = first_small.structured_content
+    assert [s["id"] for s in answer["sections"]] == [small] and answer["not_returned"] == [big]
+    assert first_small.meta is not None and first_small.meta["sections_returned"] == 1
