@@ -36,7 +36,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         for m in report.mismatches:
             got = f", got {m.actual[:12]}…" if m.actual else ""
             console.print(
-                f"[red]MISMATCH[/] ({m.where}) {_esc(m.id)}: {_esc(m.reason)} "
+                f"[red]MISMATCH[/] ({m.where}) {_esc(m.id, keep='')}: {_esc(m.reason, keep='')} "
                 f"[dim](expected sha256 {m.expected[:12]}…{got})[/]"
             )
         console.print(_verify_summary(report))

@@ -272,7 +272,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
             r = g.versions[0]
             console.print(
                 f"[bold]{_esc(r.repo)}[/]  {_sizes(r)}, indexed {r.indexed_at}  "
-                f"[dim]{_esc(_origin(r))}[/]{_last_run(r)}"
+                f"[dim]{_esc(_origin(r), keep='')}[/]{_last_run(r)}"
             )
             continue
         console.print(f"[bold]{_esc(g.name)}[/]  [dim]bare name means[/] {_esc(g.default.repo)}")
@@ -281,7 +281,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
             label = _esc(r.version or "(unversioned)")
             console.print(
                 f"  {label:<16} {mark:<14} {_sizes(r)}, "
-                f"indexed {r.indexed_at}  [dim]{_esc(_origin(r))}[/]{_last_run(r)}"
+                f"indexed {r.indexed_at}  [dim]{_esc(_origin(r), keep='')}[/]{_last_run(r)}"
             )
     return 0
 

@@ -380,3 +380,9 @@ def test_a_newline_in_a_file_name_stays_on_its_line(
     assert "(bad\\nname.md)" in hit[0] and hit[1].strip() == "nl::bad\\nname.md::gizmo#1"
     assert main(["section", "nl::bad\nname.md::gizmo#1"]) == 0
     assert capsys.readouterr().out.splitlines()[0].startswith("nl::bad\\nname.md::gizmo#1  bytes 0-")
+    with (tmp_path / "docs" / "bad\nname.md").open("a", encoding="utf-8") as grown:
+        grown.write("more\n")
+    assert main(["verify", "nl"]) == 1
+    mismatch = capsys.readouterr().out.splitlines()[0]
+    assert mismatch.startswith("MISMATCH (original) nl::bad\\nname.md: the file is longer")
+    assert mismatch.endswith("…)")  # one line
