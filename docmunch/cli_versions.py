@@ -43,7 +43,7 @@ def _cmd_default(args: argparse.Namespace) -> int:
 def _cmd_rename(args: argparse.Namespace) -> int:
     with Index.open() as index:
         old = index.resolve_repo(args.repo)
-        index.rename_repo(old, args.new)
+        index.rename_repo(args.repo, args.new)  # as typed: `rename book book` renames nothing
     if args.json:
         emit_json({"repo": old, "renamed_to": args.new})
     else:

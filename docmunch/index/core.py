@@ -13,6 +13,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from docmunch.errors import RepoExists
 from docmunch.formats.base import Rendition
 from docmunch.index import indexer, pack, pack_import, read, verify, versions
 from docmunch.index import search as _search
@@ -189,7 +190,10 @@ class Index:
 
     def rename_repo(self, repo: str, new: str) -> str:
         """Store ``repo`` (resolved as a reader would) as the full name ``new``, rewriting its ids.
-        Raises RepoNotFound, RepoExists, InvalidRepoName."""
+        Raises RepoNotFound, RepoExists (``new`` is taken, or is ``repo`` as given: a bare name
+        that means a version is not renamed to itself without it), InvalidRepoName."""
+        if repo == new:
+            raise RepoExists(f"repo {repo!r} already has that name; nothing to rename", repo=new)
         self._store.rename_repo(self._store.resolve_repo(repo).name, new)
         return new
 

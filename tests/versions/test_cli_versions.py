@@ -78,6 +78,9 @@ def test_versions_from_the_command_line(
     assert run_json(capsys, "toc", "book@2.1")["sections"][0]["id"].startswith("book@2.1::")
     code, _, err = run(capsys, "rename", "book@2.1", "book@2.1")
     assert code == 1 and "repo 'book@2.1' already has that name; nothing to rename" in err
+    code, _, err = run(capsys, "rename", "book", "book")  # the bare name means book@2.1: not dropped
+    assert code == 1 and "repo 'book' already has that name; nothing to rename" in err
+    assert run_json(capsys, "toc", "book@2.1")["sections"]
 
     code, out, _ = run(capsys, "delete", "rust-book@*")
     assert code == 0 and "rust-book@2.0" in out and "rust-book@1.0" in out
