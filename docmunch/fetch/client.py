@@ -414,8 +414,9 @@ class Fetcher:
             kind = kind_for(mime, url=url)
             if is_binary_text(body, http_charset):
                 raise UnsupportedContentType(
-                    f"binary content at {url}: it is served as {mime} but holds a NUL byte in its first "
-                    f"{BINARY_SNIFF_BYTES} bytes (not indexed, as a binary local file is skipped)",
+                    f"binary content at {url}: it is served as {mime} but its first {BINARY_SNIFF_BYTES} "
+                    "bytes hold a NUL or control bytes no text has (not indexed, as a binary local file "
+                    "is skipped)",
                     url=url,
                     content_type=mime,
                 )

@@ -12,7 +12,10 @@ from typing import Literal
 
 from docmunch.errors import UnsupportedContentType
 
-__all__ = ["BINARY_SNIFF_BYTES", "Kind", "is_binary_text", "kind_for", "parse_content_type", "sniff_mime"]
+__all__ = [
+    "BINARY_BYTES_SHARE", "BINARY_SNIFF_BYTES", "Kind", "is_binary_text", "kind_for", "parse_content_type",
+    "sniff_mime",
+]  # fmt: skip
 
 BINARY_SNIFF_BYTES = 8000
 """Leading bytes of a body labelled as text that :func:`is_binary_text` looks at (git's
@@ -79,16 +82,27 @@ def sniff_mime(data: bytes) -> str:
     return "text/plain"
 
 
+BINARY_BYTES_SHARE = 0.01
+"""Share of the sniffed bytes that may be the MIME Sniffing Standard's binary data bytes (C0
+controls but TAB, LF, FF, CR and ESC) before a body labelled as text counts as binary. Text
+holds none, or a stray one; random or compressed bytes hold about 11 %."""
+
+
 def is_binary_text(data: bytes, charset: str | None) -> bool:
-    """True when a body labelled HTML, Markdown or text holds a NUL byte in its first
-    :data:`BINARY_SNIFF_BYTES` — what a local file of those types is skipped for — unless it is
-    UTF-16 or UTF-32 (a byte order mark, or that ``charset`` from the HTTP header), whose
+    """True when a body labelled HTML, Markdown or text is binary: a NUL byte in its first
+    :data:`BINARY_SNIFF_BYTES` (what a local file of those types is skipped for), or more than
+    :data:`BINARY_BYTES_SHARE` of them binary data bytes (MIME Sniffing Standard §4.6; the
+    standard sniffs only unlabelled bodies, whose first such byte makes them binary). A UTF-16
+    or UTF-32 body (a byte order mark, or that ``charset`` from the HTTP header) is text: its
     characters hold NUL bytes. Decoded, such a body was a section of U+FFFD characters."""
     if data.startswith((b"\xfe\xff", b"\xff\xfe", b"\x00\x00\xfe\xff")):
         return False
     if charset and charset.lower().replace("-", "").replace("_", "").startswith(("utf16", "utf32")):
         return False
-    return b"\x00" in data[:BINARY_SNIFF_BYTES]
+    head = data[:BINARY_SNIFF_BYTES]
+    if b"\x00" in head:
+        return True
+    return sum(1 for byte in head if byte in _BINARY) > BINARY_BYTES_SHARE * len(head)
 
 
 def kind_for(mime: str, *, url: str | None = None) -> Kind:

@@ -384,3 +384,8 @@ def test_a_binary_body_served_as_text_is_refused(server):
         assert wide.text == "plain wide text"
         late = b"<p>" + b"x" * 9000 + b"\x00"  # past the first 8000 bytes: text
         assert f.fetch(server.route("/late", server.Reply(headers=html, body=late))).kind == "html"
+        no_nul = bytes(b for b in range(1, 256)) * 40  # random-like bytes without a NUL (second trial)
+        with pytest.raises(UnsupportedContentType, match="binary content at"):
+            f.fetch(server.route("/no-nul", server.Reply(headers=html, body=no_nul)))
+        stray = (b"<p>" + b"words " * 150 + b"a stray \x0b vertical tab, an \x1b escape</p>") * 5
+        assert f.fetch(server.route("/stray", server.Reply(headers=html, body=stray))).kind == "html"
