@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from markdown_it import MarkdownIt
 from selectolax.lexbor import LexborHTMLParser
 
 from docmunch.errors import DocmunchError, FetchError, HTTPStatusError
@@ -45,6 +46,7 @@ __all__ = [
     "doc_path_for",
     "load_page",
     "make_fetcher",
+    "markdown_links",
     "page_error",
     "page_links",
     "repo_sections",
@@ -91,6 +93,13 @@ class PageLinks:
     """``<link rel="canonical">`` target."""
     markdown: str | None
     """``<link rel="alternate" type="text/markdown">`` target (the page's Markdown alternate)."""
+
+
+def markdown_links(text: str, url: str) -> tuple[str, ...]:
+    """The links of a Markdown page, in order, as :func:`page_links` finds them in the HTML
+    that CommonMark renders it to (inline and reference links, autolinks, raw ``<a href>``):
+    a crawl follows a ``text/markdown`` page's links as it follows an HTML page's."""
+    return page_links(MarkdownIt("commonmark").render(text), url).links
 
 
 def page_links(html: str, url: str) -> PageLinks:
@@ -268,7 +277,8 @@ def _render(
     before_request: BeforeRequest | None,
 ) -> tuple[Rendition, tuple[str, ...], str | None]:
     if result.kind == "markdown":
-        return Rendition(result.text.encode("utf-8"), "url", source_ref=url, meta={"anchors": []}), (), None
+        rendition = Rendition(result.text.encode("utf-8"), "url", source_ref=url, meta={"anchors": []})
+        return rendition, markdown_links(result.text, url), None
     if result.kind == "text":
         return Rendition(result.text.encode("utf-8"), "text", source_ref=url), (), None
     found = page_links(result.text, url)

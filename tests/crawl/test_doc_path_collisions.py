@@ -20,6 +20,7 @@ import pytest
 
 from docmunch.cli import main
 from docmunch.index import Index
+from docmunch.sources.crawl import crawl_site
 from docmunch.sources.web import index_url
 from tests.crawl.routes import html, page, redirect, serve
 from tests.web.siteserver import Reply, SiteServer
@@ -148,3 +149,23 @@ def test_a_spelling_that_is_fetched_through_a_redirect_is_no_skip(docmunch_home)
     assert "x/index.md" in docs
     assert server.url("/x/") not in report.skipped_paths
     assert server.paths().count("/x/") == 1
+
+
+def test_a_crawl_follows_the_links_of_a_markdown_page(docmunch_home):
+    """A page served as ``text/markdown`` is crawled on through its links, inline, reference and
+    autolinks alike, as an HTML page is (a second trial: only the start page was indexed)."""
+    start = "# Start\n\nSee [one](one.md), [two][ref], <http://127.0.0.1:1/outside>.\n\n[ref]: sub/two.md\n"
+    server = serve(
+        {
+            "/md/index.md": markdown(start),
+            "/md/one.md": markdown("# One\n\nfirst page\n"),
+            "/md/sub/two.md": markdown("# Two\n\nsecond page\n"),
+        }
+    )
+    try:
+        with Index.open() as index:
+            report = crawl_site(index, server.url("/md/index.md"), repo="md", allow_private=True)
+            docs = sorted(d.doc_path for d in index.list_docs("md"))
+    finally:
+        server.close()
+    assert docs == ["md/index.md", "md/one.md", "md/sub/two.md"], report
