@@ -362,12 +362,13 @@ def add_commands(cmd: Register) -> None:
         action="store_true",
         help="re-hash the bytes (cache, and the original file of local text sources) against content_hash",
     )
-    sp.add_argument(
+    output = sp.add_mutually_exclusive_group()
+    output.add_argument(
         "--raw",
         action="store_true",
         help="only the section's bytes, exactly (no header line, no newline added; --verify: on stderr)",
     )
-    sp.add_argument("--json", action="store_true")
+    output.add_argument("--json", action="store_true")
 
     sp = cmd("list", _cmd_list, "list indexed repos")
     sp.add_argument("--json", action="store_true")

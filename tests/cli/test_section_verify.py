@@ -131,3 +131,17 @@ def test_raw_prints_the_sections_bytes_and_nothing_else(indexed: tuple[Path, str
         assert proc.stdout == b"## Install\n\nRun the installer.\r\n\r\n"  # CRLF kept, nothing added
         assert hashlib.sha256(proc.stdout).hexdigest() == expected
         assert (b"verified: true (cache ok; original " in proc.stderr) == bool(extra)
+
+
+def test_raw_and_json_are_one_or_the_other(indexed: tuple[Path, str]) -> None:
+    import os
+    import subprocess
+    import sys
+
+    _docs, sid = indexed
+    proc = subprocess.run(
+        [sys.executable, "-m", "docmunch", "section", "--raw", "--json", sid],
+        capture_output=True, text=True, env=dict(os.environ), check=False,
+    )  # fmt: skip
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert "argument --json: not allowed with argument --raw" in proc.stderr
