@@ -216,8 +216,17 @@ def index_path(
         if run.swept:
             store.sweep_orphans()
         existed = store.conn.execute("SELECT 1 FROM repos WHERE name = ?", (name,)).fetchone() is not None
-        if not existed:
-            check_new_name(name)  # the repo row is created by the first commit, not before
+        if not existed:  # the repo row is created by the first commit, not before
+            try:
+                check_new_name(name)
+            except InvalidRepoName as exc:
+                if repo is not None:
+                    raise
+                raise InvalidRepoName(  # the user never typed this name: say where it came from
+                    f"{exc}; it is the folder's name: give the repo one with --repo NAME (MCP: the repo "
+                    "argument)",
+                    repo=name,
+                ) from None
             if no_known_files is not None:
                 raise NothingToIndex(no_known_files, path=source, files_seen=files_seen)
         elif not replace:

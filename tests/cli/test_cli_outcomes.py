@@ -163,6 +163,19 @@ def test_an_empty_repo_name_is_an_error(tmp_path, capsys, monkeypatch):
     assert "invalid repo name ''" in capsys.readouterr().err
 
 
+def test_a_folder_name_that_is_no_repo_name_says_to_give_one(tmp_path, capsys, monkeypatch):
+    """The name was derived, not typed: the error says where it came from and what to do (a user
+    trial indexed a folder whose name holds a newline)."""
+    monkeypatch.setenv("DOCMUNCH_HOME", str(tmp_path / "home"))
+    docs = tmp_path / "odd\nname"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n")
+    assert main(["index", str(docs)]) == 1
+    err = capsys.readouterr().err
+    assert "invalid repo name 'odd\\nname'" in err and "give the repo one with --repo NAME" in err
+    assert main(["index", str(docs), "--repo", "fine"]) == 0
+
+
 def test_a_reader_that_stops_early_ends_the_command_quietly_with_the_sigpipe_status(tmp_path):
     home = tmp_path / "home"
     docs = tmp_path / "docs"
