@@ -1,6 +1,7 @@
 """The labels of the query files written for docmunch point at real heading sections.
 
-Every row of ``fixtures/queries/keywords.jsonl`` and ``questions-validation.jsonl``: its
+Every row of ``fixtures/queries/keywords.jsonl``, ``questions-validation.jsonl`` and
+``questions-unseen-corpus.jsonl``: its
 ``line`` (and every ``also`` line) starts a section that docmunch's own sectioning finds in the
 corpus file, and the line's text is the ATX heading the row names. The validation questions
 must also stay apart from the dev set: no target (or ``also``) section of theirs is a dev
@@ -30,7 +31,9 @@ def _labels(row: dict[str, Any]) -> list[dict[str, Any]]:
     return [row, *row.get("also", ())]
 
 
-@pytest.mark.parametrize("name", ["keywords.jsonl", "questions-validation.jsonl"])
+@pytest.mark.parametrize(
+    "name", ["keywords.jsonl", "questions-validation.jsonl", "questions-unseen-corpus.jsonl"]
+)
 def test_every_label_is_a_heading_section(fixtures_dir: Path, name: str) -> None:
     starts: dict[Path, set[int]] = {}
     for row in _rows(QUERIES / name):
@@ -56,3 +59,10 @@ def test_validation_questions_target_no_dev_section(fixtures_dir: Path) -> None:
         for label in _labels(row):
             assert (row["corpus"], label["doc_path"], label["line"]) not in taken, row["query"]
 
+
+
+def test_unseen_corpus_questions_are_questions_on_one_corpus() -> None:
+    rows = _rows(QUERIES / "questions-unseen-corpus.jsonl")
+    assert len(rows) == 40 and len({row["query"] for row in rows}) == 40
+    assert {row["corpus"] for row in rows} == {"ms-virt-api"}
+    assert all(4 <= len(row["query"].split()) <= 20 for row in rows)
