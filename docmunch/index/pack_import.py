@@ -55,7 +55,7 @@ from docmunch.index.store import Store
 from docmunch.index.versions import check_new_name
 from docmunch.section import Section
 
-__all__ = ["READABLE_SCHEMAS", "import_pack", "read_manifest"]
+__all__ = ["PACK_DROPPED_META", "READABLE_SCHEMAS", "import_pack", "read_manifest"]
 
 READABLE_SCHEMAS = frozenset({2, 3, 4, 5, SCHEMA_VERSION})
 """Index schemas whose packed tables (docs, sections, blocks) this code reads: schemas 3 to 6
@@ -276,6 +276,27 @@ def _blobs(blob_rows: list[tuple[Any, ...]], listed: dict[str, Any], path: Path)
     return out
 
 
+PACK_DROPPED_META = ("allow_private",)
+"""Document meta keys an import drops: ``allow_private`` is the leave to fetch private and
+loopback addresses that ``index --allow-private`` gave on the machine that exported the pack
+(``refresh`` honours it, :mod:`docmunch.sources.refresh`). A pack is data from elsewhere (its
+hashes catch damage, not forgery), so it must not grant that leave on the importing machine:
+``refresh`` of an imported repo needs ``--allow-private`` there again."""
+
+
+def _imported_meta(meta: str) -> str:
+    """A packed document's meta JSON without :data:`PACK_DROPPED_META`.
+
+    Raises:
+        ValueError: ``meta`` is not JSON (the pack is refused).
+    """
+    value = json.loads(meta)
+    if isinstance(value, dict) and any(key in value for key in PACK_DROPPED_META):
+        kept = {key: item for key, item in value.items() if key not in PACK_DROPPED_META}
+        return json.dumps(kept, ensure_ascii=False, default=str)
+    return meta
+
+
 def _doc(
     doc: tuple[Any, ...],
     section_list: list[tuple[Any, ...]],
@@ -289,7 +310,7 @@ def _doc(
     data = blobs.get(raw_hash)
     if data is None or len(data) != size:
         raise ValueError(f"its bytes ({raw_hash!r}, {size!r} bytes) are not in the pack")
-    json.loads(meta)
+    meta = _imported_meta(meta)
     sections: list[Section] = []
     locators: list[dict[str, Any] | None] = []
     for (_, _ord, sid, s_title, level, parent, slug, start, end, subtree, content_hash, summary,
