@@ -21,14 +21,14 @@ import re
 from pathlib import Path
 
 from docutils import nodes
-from docutils.core import publish_doctree
+from docutils.core import publish_doctree, publish_parts
 from docutils.utils import SystemMessage
 
 from docmunch.errors import ConvertError
 from docmunch.formats.base import Rendition
 from docmunch.section.model import HeadingSpec
 
-__all__ = ["render_rst"]
+__all__ = ["render_rst", "rst_html"]
 
 # docutils "Sections": adornment characters are any non-alphanumeric printable 7-bit ASCII.
 _ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1+\s*$")
@@ -52,6 +52,22 @@ def _first_paragraph(section: nodes.section) -> str:
             if text:
                 return text
     return ""
+
+
+def rst_html(text: str, *, path: str | None = None) -> str:
+    """The body of ``text`` rendered as HTML by docutils' ``html5`` writer, with the settings the
+    headings are read with (no ``raw`` directive, no file insertion; unknown Sphinx roles and
+    directives left out silently), titles from ``<h1>``: ``docmunch extract --format html``.
+
+    Raises:
+        ConvertError: docutils could not parse or write it.
+    """
+    settings = dict(_SETTINGS, warning_stream=io.StringIO(), initial_header_level=1)
+    try:
+        parts = publish_parts(text, source_path=path, writer="html5", settings_overrides=settings)
+    except (SystemMessage, ValueError, AttributeError, TypeError) as exc:
+        raise ConvertError(f"reStructuredText could not be parsed: {exc}", path=path) from None
+    return str(parts["body"])
 
 
 def render_rst(path: Path, data: bytes, *, password: str | None = None) -> Rendition:

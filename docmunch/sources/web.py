@@ -16,6 +16,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from markdown_it import MarkdownIt
+from mdit_py_plugins.footnote import footnote_plugin
+
 from docmunch.convert import html_to_markdown
 from docmunch.errors import HTTPStatusError, SourceError
 from docmunch.extract import extract
@@ -33,6 +36,15 @@ from docmunch.sources.urls import default_repo_name, normalize_url
 __all__ = ["extract_source", "index_url"]
 
 _EXTRACTABLE = frozenset({".html", ".htm", ".xhtml", ".md", ".markdown", ".txt"})
+
+_RENDER: MarkdownIt = (
+    MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"]).use(footnote_plugin)
+)
+"""The renderer of ``extract --format html`` for sources whose rendition is Markdown: CommonMark
++ GFM tables (as the sectioner parses them), strikethrough and footnotes (``[^1]``, as the DOCX
+and HTML converters write them); raw HTML in the Markdown is escaped (shown as text, never
+passed through) and markdown-it-py's own ``validateLink`` turns ``javascript:``, ``vbscript:``,
+``file:`` and non-image ``data:`` links back into text (docs/decisions.md)."""
 
 
 def index_url(
@@ -121,7 +133,9 @@ def extract_source(
     Args:
         source: an ``http(s)`` URL or a file path.
         password: for an encrypted local PDF.
-        format: ``"markdown"`` (text), ``"html"`` (the cleaned content element), or ``"json"``:
+        format: ``"markdown"`` (text), ``"html"`` (a page's cleaned content element; for every
+            other source its rendition rendered as HTML: Markdown by markdown-it-py with raw HTML
+            escaped, reStructuredText by docutils), or ``"json"`` (``content_html`` that HTML):
             ``{"url","title","byline","excerpt","site_name","lang","dir","published_time",
             "platform","markdown","text","content_html","length"}``.
         allow_private: lift the SSRF guard.
@@ -156,7 +170,9 @@ def extract_source(
         fields: dict[str, Any] = dict.fromkeys(
             ("title", "byline", "excerpt", "site_name", "lang", "dir", "published_time")
         )
-        fields.update(platform="generic", markdown=text, text=text, content_html="", length=len(text))
+        fields.update(
+            platform="generic", markdown=text, text=text, content_html=_markdown_html(text), length=len(text)
+        )
     else:
         # a local page keeps its links as written: "#frag" and "other.html" stay relative, so they
         # still point at the same places next to the file; a fetched page's links are absolute
@@ -173,21 +189,29 @@ def extract_source(
     return _shaped(url, fields, format)
 
 
+def _markdown_html(markdown: str) -> str:
+    """``markdown`` rendered as HTML by :data:`_RENDER` (raw HTML escaped, unsafe links as text):
+    the ``content_html`` of a source whose rendition is Markdown."""
+    return str(_RENDER.render(markdown))
+
+
 def _shaped(url: str, fields: dict[str, Any], format: str) -> str | dict[str, Any]:
     if format == "markdown":
         return str(fields["markdown"])
-    if format == "html":
-        return str(fields["content_html"] or fields["markdown"])
+    if format == "html":  # always HTML: a page's cleaned content, else the Markdown rendered
+        return str(fields["content_html"] or _markdown_html(str(fields["markdown"])))
     return {"url": url, **fields}
 
 
 def _rendered_file(path: Path, format: str, *, password: str | None) -> str | dict[str, Any]:
-    """A local file of another format as its Markdown rendition (``content_html`` empty).
+    """A local file of another format as its Markdown rendition (``content_html``: that rendered;
+    reStructuredText, stored as it is, rendered by docutils).
 
     Raises:
         SourceError: docmunch has no renderer for the suffix. ConvertError: rendering failed.
     """
     from docmunch.formats import render_file, supported_suffixes
+    from docmunch.formats.rst import rst_html  # docutils: loaded only for a file that needs it
 
     suffix = path.suffix.lower()
     if suffix not in supported_suffixes():
@@ -196,11 +220,15 @@ def _rendered_file(path: Path, format: str, *, password: str | None) -> str | di
         )
     rendition = render_file(path, read_regular(path, DEFAULT_MAX_FILE_BYTES), password=password)
     markdown = rendition.markdown.decode("utf-8", errors="replace")
+    if rendition.source_kind == "rst":  # stored as the file's own reStructuredText, not Markdown
+        content_html = rst_html(markdown, path=str(path))
+    else:
+        content_html = _markdown_html(markdown)
     fields: dict[str, Any] = dict.fromkeys(
         ("byline", "excerpt", "site_name", "lang", "dir", "published_time")
     )
     fields.update(
         title=rendition.title, platform=rendition.source_kind, markdown=markdown, text=markdown,
-        content_html="", length=len(markdown),
+        content_html=content_html, length=len(markdown),
     )
     return _shaped(path.resolve().as_uri(), fields, format)

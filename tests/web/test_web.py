@@ -280,3 +280,43 @@ def test_extract_renders_office_files_and_refuses_unknown_and_missing_ones(
     (tmp_path / "n.md").write_text("# N\n\nText.\n")
     code, out, _ = run(capsys, "extract", str(tmp_path / "n.md"))
     assert code == 0 and out == "# N\n\nText.\n"
+
+
+RENDITION_HTML_CASES = [
+    ("docx", "office/docx/footnotes.docx", '<li id="fn2" class="footnote-item"><p>Fin.'),
+    ("pdf", "office/pdf/normal_4pages.pdf", "<h2>"),
+    ("markdown", "note.md", "<h1>Note</h1>"),
+    ("text", "note.txt", "<p>Plain words.</p>"),
+    ("rst", "note.rst", "<h1>Title</h1>"),
+]
+
+
+@pytest.mark.parametrize(
+    ("kind", "name", "expected"), RENDITION_HTML_CASES, ids=[c[0] for c in RENDITION_HTML_CASES]
+)
+def test_extract_html_of_a_rendition_is_html_and_json_content_html_the_same(
+    kind, name, expected, tmp_path, capsys, docmunch_home, fixtures_dir
+):
+    (tmp_path / "note.md").write_text("# Note\n\n| a | b |\n|---|---|\n| 1 | 2 |\n")
+    (tmp_path / "note.txt").write_text("Plain words.\n")
+    rst = "Title\n=====\n\nSome *text*.\n\n.. raw:: html\n\n   <script>x</script>\n"
+    (tmp_path / "note.rst").write_text(rst)
+    source = fixtures_dir / name if "/" in name else tmp_path / name
+    code, markdown, _ = run(capsys, "extract", str(source))
+    assert code == 0
+    code, html, _ = run(capsys, "extract", str(source), "--format", "html")
+    assert code == 0 and html != markdown and expected in html
+    code, out, _ = run(capsys, "extract", str(source), "--format", "json")
+    assert code == 0 and json.loads(out)["content_html"].rstrip("\n") == html.rstrip("\n")
+    assert "<script" not in html
+    if kind == "markdown":
+        assert "<table>" in html and "<td>1</td>" in html  # GFM tables, as the sectioner reads them
+
+
+def test_extract_html_escapes_raw_html_and_unsafe_links_of_markdown(tmp_path, capsys, docmunch_home):
+    md = tmp_path / "x.md"
+    md.write_text('# X\n\n<script>alert(1)</script>\n\n<b onclick="e()">bold</b> [a](javascript:alert(1))\n')
+    code, html, _ = run(capsys, "extract", str(md), "--format", "html")
+    assert code == 0
+    assert "<script" not in html and "&lt;script&gt;" in html  # shown as text, never passed through
+    assert "<b " not in html and 'href="javascript:' not in html
