@@ -129,7 +129,10 @@ VARIANT_TITLE_TERMS = 4
 """Most distinct query terms for which variant titles are looked for (:data:`VARIANT_TITLE_BOOST`)."""
 TITLED_CANDIDATES = 30
 """Sections titled like the query (exactly, or by :data:`TITLE_TERMS_BOOST`'s terms) that join
-the candidates (the best by own score)."""
+the candidates, in each searched repo (the best by own score). Per repo, not in all: over eight
+repos holding copies of one English tree, 30 English "DaemonSet" sections outscored (by their own
+score, before :data:`LANGUAGE_MISMATCH`) the Chinese DaemonSet page that ``什么是 DaemonSet``
+asks for, and it left the results (a new user's trial, 2026-12-04)."""
 DOCUMENT_SUGGESTIONS = 3
 """Similar doc_paths named when a ``doc_path`` filter names no document (difflib ratio ≥ 0.6)."""
 
@@ -356,6 +359,8 @@ class _Context:
         """Ids of the sections titled like the query (ascending numpy array), once read."""
         self._exact: Any = None
         """Per id of ``_title_ids``: titled exactly like the query (not only by its terms)."""
+        self._title_repos: Any = None
+        """Per id of ``_title_ids``: its repo id (:data:`TITLED_CANDIDATES` is per repo)."""
         self.exact_titled = False
         """A scored section of the searched repos is titled exactly like the query (then no
         :data:`DEFINING_PAGE_BOOST`)."""
@@ -438,11 +443,15 @@ class _Context:
             pages = f" OR (level <= 1 AND title_key IN ({','.join('?' * len(named))}))" if named else ""
             varied = self.variant_keys
             others = f" OR title_key IN ({','.join('?' * len(varied))})" if varied else ""
-            sql = f"SELECT id, {exact} FROM sections WHERE {exact} OR title_key = ?{pages}{others}"
+            sql = (
+                f"SELECT s.id, {exact}, d.repo_id FROM sections s JOIN docs d ON d.id = s.doc_id "
+                f"WHERE {exact} OR title_key = ?{pages}{others}"
+            )
             args = (*keys, *keys, self.query_key, *named, *varied)
             rows = sorted(self.store.conn.execute(sql, args).fetchall())
             self._title_ids = np.asarray([row[0] for row in rows], dtype=np.int64)
             self._exact = np.asarray([bool(row[1]) for row in rows], dtype=bool)
+            self._title_repos = np.asarray([row[2] for row in rows], dtype=np.int64)
         if not self._title_ids.size or not ids.size:
             return []
         # ids ascend (Ranker.section_scores): a binary search per titled section, not a pass
@@ -451,8 +460,13 @@ class _Context:
         found = ids[pos] == self._title_ids
         at = pos[found]
         self.exact_titled = bool(self._exact[found].any())
-        if at.size > TITLED_CANDIDATES:  # a common title ("Examples"): its best sections
-            at = at[np.argsort(-scores[at], kind="stable")[:TITLED_CANDIDATES]]
+        if at.size > TITLED_CANDIDATES:  # a common title ("Examples"): its best sections per repo
+            repos = self._title_repos[found]
+            order = np.argsort(-scores[at], kind="stable")
+            kept = [
+                order[repos[order] == repo][:TITLED_CANDIDATES] for repo in np.unique(repos).tolist()
+            ]
+            at = at[np.sort(np.concatenate(kept))]
         return list(zip(ids[at].tolist(), scores[at].tolist(), strict=True))
 
     def ranked(self, limit: int, keys: tuple[str, ...]) -> list[tuple[float, Row]]:

@@ -120,3 +120,31 @@ def test_a_one_word_match_in_a_tiny_repo_scores_below_a_full_match(tmp_path: Pat
         # alone, the tiny repo still finds its one word
         assert [h.repo for h in index.search("how do I share data between threads", repo="tiny")] == ["tiny"]
         assert all(h.score < hits[0].score / 2 for h in hits if h.repo == "tiny")
+
+
+def test_a_page_titled_by_the_query_survives_many_repos_with_that_title(tmp_path: Path) -> None:
+    """Sections titled like the query join the candidates per repo, not 30 over all repos: over
+    nine English repos holding fourteen "DaemonSet" sections each (126, more than the candidates
+    read by own score, all scoring higher on their own),
+    the Chinese page titled "DaemonSet" still answers ``什么是 DaemonSet`` first (a new user's
+    trial: with eight copies of k8s-en beside k8s-zh it left the results)."""
+    english = "".join(
+        f"## DaemonSet\n\nA DaemonSet runs one Pod per node; the DaemonSet controller {i} keeps it.\n\n"
+        for i in range(14)
+    )
+    with Index.open(tmp_path / "home") as index:
+        for n in range(9):
+            folder = tmp_path / f"en{n}"
+            folder.mkdir()
+            (folder / "controllers.md").write_text(f"# Controllers\n\n{english}", encoding="utf-8")
+            index.index_path(folder, repo=f"en{n}")
+        zh = tmp_path / "zh"
+        zh.mkdir()
+        (zh / "daemonset.md").write_text(
+            "# DaemonSet\n\n确保全部（或者某些）节点上运行一个 Pod 的副本。\n\n"
+            "## 编写规约\n\n使用 YAML 文件。\n",
+            encoding="utf-8",
+        )
+        index.index_path(zh, repo="zh")
+        hits = index.search("什么是 DaemonSet", limit=3)
+    assert (hits[0].repo, hits[0].doc_path, hits[0].title) == ("zh", "daemonset.md", "DaemonSet")
