@@ -141,7 +141,7 @@ def extract_source(
         allow_private: lift the SSRF guard.
 
     Raises:
-        SourceError: unknown format, unsupported scheme or missing file. FetchError/ExtractError:
+        SourceError: unknown format, unsupported scheme, a folder or a missing file. FetchError/ExtractError:
             as for indexing.
     """
     if format not in ("markdown", "json", "html"):
@@ -156,6 +156,9 @@ def extract_source(
         url, kind, text = result.url, result.kind, result.text
     else:
         path = Path(source).expanduser()
+        if path.is_dir():
+            message = f"{source} is a folder; extract takes one file or URL (`docmunch index` takes folders)"
+            raise SourceError(message, path=source)
         if not path.is_file():
             raise SourceError(f"no such file: {source}", path=source)
         suffix = path.suffix.lower()

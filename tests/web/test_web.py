@@ -320,3 +320,13 @@ def test_extract_html_escapes_raw_html_and_unsafe_links_of_markdown(tmp_path, ca
     assert code == 0
     assert "<script" not in html and "&lt;script&gt;" in html  # shown as text, never passed through
     assert "<b " not in html and 'href="javascript:' not in html
+
+
+def test_extract_of_a_folder_says_it_is_a_folder(tmp_path, capsys, docmunch_home):
+    (tmp_path / "docs").mkdir()
+    code, out, err = run(capsys, "extract", str(tmp_path / "docs"))
+    assert code == 1 and not out
+    folder = tmp_path / "docs"
+    assert err == (
+        f"docmunch: {folder} is a folder; extract takes one file or URL (`docmunch index` takes folders)\n"
+    )
