@@ -10,7 +10,7 @@ Environment:
 - ``DOCMUNCH_HOME``: index root (as for every command).
 - ``DOCMUNCH_LOG``: stderr log level, ``debug`` | ``info`` (default) | ``warning`` | ``error``;
   ``debug`` logs every JSON-RPC line in and out (to stderr, never stdout).
-- ``DOCMUNCH_MAX_RESPONSE_BYTES``: response ceiling (default 1 MiB).
+- ``DOCMUNCH_MAX_RESPONSE_BYTES``: response ceiling on each whole reply message (default 1 MiB).
 - ``DOCMUNCH_TOKEN``: bearer token for HTTP (required for non-loopback binds).
 - ``DOCMUNCH_ALLOWED_ORIGINS``: extra browser origins allowed over HTTP (comma-separated).
 - ``DOCMUNCH_ALLOW_PRIVATE``: ``1`` lets ``index_url``/``extract_url`` reach private addresses

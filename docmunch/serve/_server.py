@@ -14,7 +14,7 @@ import json
 import logging
 import os
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -34,12 +34,29 @@ from docmunch.serve._hints import for_agent
 from docmunch.serve._order import CallOrder
 from docmunch.serve._tools import INSTRUCTIONS, TOOLS, tool_by_name
 
-__all__ = ["DEFAULT_MAX_RESPONSE_BYTES", "build_server", "max_response_bytes"]
+__all__ = [
+    "DEFAULT_MAX_RESPONSE_BYTES",
+    "ENVELOPE_BYTES",
+    "apply_ceiling",
+    "build_server",
+    "max_response_bytes",
+    "result_limit",
+    "result_size",
+]
 
 logger = logging.getLogger("docmunch.serve")
 
 DEFAULT_MAX_RESPONSE_BYTES = 2**20
-"""Response ceiling (1 MiB of structured JSON) unless ``DOCMUNCH_MAX_RESPONSE_BYTES`` says otherwise."""
+"""Response ceiling in bytes (1 MiB) unless ``DOCMUNCH_MAX_RESPONSE_BYTES`` says otherwise: the
+whole JSON-RPC message that answers a tool call — the result's text block and
+``structuredContent``, which carry the same payload twice, its ``_meta``, the request id — less
+:data:`ENVELOPE_BYTES`. 1 MiB is also the largest server-sent event the MCP SDK's streamable
+HTTP client reads (``DEFAULT_MAX_SSE_EVENT_SIZE`` in ``mcp.client.streamable_http``, 2.x), so
+every result of a server left at the default can be read over HTTP."""
+
+ENVELOPE_BYTES = 1024
+"""Bytes of the ceiling kept for what wraps the result: ``{"jsonrpc":"2.0","id":…,"result":…}``
+and an SSE event's ``event:`` and ``data:`` lines (the id's own length is counted apart)."""
 
 _PROGRESS_INTERVAL_S = 0.05
 """Minimum gap between two progress notifications of one call (the last one always goes out)."""
@@ -73,6 +90,30 @@ def _dumps(value: Any) -> str:
 
 def _size(value: Any) -> int:
     return len(_dumps(value).encode("utf-8"))
+
+
+def result_size(payload: Any) -> int:
+    """Bytes of a tool result carrying ``payload`` twice, as :func:`build_server` sends it: as
+    the JSON text of its text block (escaped once more inside that string) and as
+    ``structuredContent``; ``_meta`` and the envelope are counted apart."""
+    text = _dumps(payload)
+    return len(text.encode("utf-8")) + len(_dumps(text).encode("utf-8")) + 64
+
+
+def result_limit(ceiling: int, request_id: Any, meta: dict[str, Any]) -> int:
+    """The :func:`result_size` a result may take under ``ceiling`` (bytes of the whole message,
+    :data:`DEFAULT_MAX_RESPONSE_BYTES`): less :data:`ENVELOPE_BYTES`, the request id and an
+    upper bound of the ``_meta`` that :func:`build_server` adds to ``meta`` (never below 1 KiB)."""
+    bound = {
+        **meta,
+        "latency_ms": 10.0**9,
+        "sections_returned": 10**9,
+        "tokens_saved": 10**15,
+        "total_tokens_saved": 10**15,
+        "truncated": True,
+    }
+    spare = ENVELOPE_BYTES + _size(request_id) + _size({"_meta": bound})
+    return max(1024, ceiling - spare)
 
 
 def _cut_utf8(text: str, max_bytes: int) -> str:
@@ -109,8 +150,10 @@ def _item_ids(items: list[Any], key: str) -> list[Any]:
     return [item.get(key) for item in items if isinstance(item, dict)]
 
 
-def apply_ceiling(output: ToolOutput, limit: int) -> dict[str, Any]:
-    """The payload, shortened to at most ``limit`` JSON bytes with ``truncated: true`` when cut.
+def apply_ceiling(output: ToolOutput, limit: int, size: Callable[[Any], int] = _size) -> dict[str, Any]:
+    """The payload, shortened to at most ``limit`` bytes by ``size`` (its JSON bytes unless
+    another measure is given: :func:`build_server` gives :func:`result_size`), with
+    ``truncated: true`` when cut.
 
     A list result keeps as many leading items as fit (``next_offset`` then points after them;
     without paging, ``not_returned`` names the items left out by :attr:`ToolOutput.list_item_id`);
@@ -120,7 +163,7 @@ def apply_ceiling(output: ToolOutput, limit: int) -> dict[str, Any]:
     replaced by a message.
     """
     payload = output.payload
-    if _size(payload) <= limit:
+    if size(payload) <= limit:
         return payload
     if output.list_key and isinstance(payload.get(output.list_key), list):
         items = payload[output.list_key]
@@ -128,7 +171,7 @@ def apply_ceiling(output: ToolOutput, limit: int) -> dict[str, Any]:
         while lo < hi:  # largest prefix that fits
             mid = (lo + hi + 1) // 2
             trial = {**payload, output.list_key: items[:mid], "truncated": True}
-            if _size(trial) <= limit:
+            if size(trial) <= limit:
                 lo = mid
             else:
                 hi = mid - 1
@@ -142,7 +185,7 @@ def apply_ceiling(output: ToolOutput, limit: int) -> dict[str, Any]:
             payload = {**cut, output.list_key: items[:1]}
             if output.list_item_id:
                 payload["not_returned"] = _item_ids(items[1:], output.list_item_id)
-        elif _size(cut) <= limit:
+        elif size(cut) <= limit:
             return cut
         else:
             payload = cut  # not even an empty list fits beside the text: cut the text too
@@ -157,17 +200,21 @@ def apply_ceiling(output: ToolOutput, limit: int) -> dict[str, Any]:
                 extra["next_offset"] = int(holder.get("offset", 0)) + len(kept.encode("utf-8"))
             return {**_with_text(payload, path, kept, extra), "truncated": True}
 
-        overhead = _size(shortened(""))
-        cut = shortened(_cut_utf8(text, limit - overhead - 64))
-        while _size(cut) > limit:  # JSON escapes can make the kept text larger than its bytes
-            current = _text_at(cut, path)
-            if current is None or not current[0]:
-                break
-            cut = shortened(_cut_utf8(current[0], len(current[0].encode("utf-8")) // 2))
+        overhead = size(shortened(""))
+        budget = max(0, limit - overhead)
+        kept = _cut_utf8(text, budget)
+        cut = shortened(kept)
+        while (measured := size(cut)) > limit and kept:
+            # escapes (and a text counted twice) make the kept text cost more than its bytes:
+            # shrink it in proportion, a little more each time, until it fits
+            length = len(kept.encode("utf-8"))
+            share = budget / max(1, measured - overhead)
+            kept = _cut_utf8(kept, min(length - 1, int(length * share * 0.99)))
+            cut = shortened(kept)
         return cut
     return {
         "truncated": True,
-        "message": f"the result ({_size(payload)} bytes) exceeds the response ceiling of {limit} bytes; "
+        "message": f"the result ({size(payload)} bytes) exceeds the response ceiling of {limit} bytes; "
         "narrow the request (doc_path, limit, max_tokens)",
     }
 
@@ -240,12 +287,13 @@ def build_server(tool_ctx: ToolContext, order: CallOrder | None = None) -> Serve
             return _error_result(_validation_message(name, errors), started, tool_ctx.peek_tokens_saved())
         progress = _progress_reporter(ctx)
         handler = HANDLERS[name]
-        limit = max_response_bytes()
+        ceiling = max_response_bytes()
 
         def work() -> tuple[ToolOutput, dict[str, Any], int | None]:
             output = handler(tool_ctx, args, progress)
             _agent_errors(output.payload)
-            payload = apply_ceiling(output, limit)
+            limit = result_limit(ceiling, ctx.request_id, output.meta)
+            payload = apply_ceiling(output, limit, result_size)
             try:
                 total = tool_ctx.count_tokens_saved(output.tokens_saved)
             except Exception:  # the counter is a nicety; never fail a read over it

@@ -13,7 +13,7 @@ from docmunch.errors import DocmunchError, SourceError
 from docmunch.serve._context import ToolOutput
 from docmunch.serve._handlers import github_spec
 from docmunch.serve._http import HttpGuard, HttpOptions, is_loopback_host, parse_bind
-from docmunch.serve._server import apply_ceiling
+from docmunch.serve._server import apply_ceiling, result_limit, result_size
 from docmunch.serve._tools import INSTRUCTIONS, TOOLS
 
 
@@ -148,3 +148,14 @@ def test_catalogue_is_consistent() -> None:
     for spec in TOOLS:
         assert set(spec.input_schema.get("required", [])) <= set(spec.input_schema["properties"])
         assert spec.name in INSTRUCTIONS or spec.name in {"index_repo", "delete_index"}
+
+
+@pytest.mark.parametrize("text", ["a" * 200_000, "文" * 90_000, '🦀\n"\\' * 50_000])
+def test_ceiling_on_the_whole_result_holds_and_keeps_most_of_what_fits(text: str) -> None:
+    output = ToolOutput({"id": "x", "content": text}, text_key="content", resumable=True)
+    limit = result_limit(65_536, "request-1", {"citation": {"repo": "r"}})
+    cut = apply_ceiling(output, limit, result_size)
+    assert result_size(cut) <= limit and cut["truncated"] is True
+    assert text.startswith(cut["content"]) and cut["next_offset"] == len(cut["content"].encode())
+    # the payload goes out twice, so about half the limit is text (less its escapes), not a quarter
+    assert result_size(cut) > 0.9 * limit
