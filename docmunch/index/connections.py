@@ -37,6 +37,20 @@ def default_home() -> Path:
     return Path(env).expanduser() if env else Path(platformdirs.user_data_dir("docmunch"))
 
 
+def _not_a_folder(home: Path, exc: OSError) -> IndexStoreError:
+    """The one-line error for a home that cannot be a folder because it, or a folder above it,
+    is a file (or another non-folder); ``exc``'s own text when no such path is found."""
+    file = next((p for p in (home, *home.parents) if p.exists() and not p.is_dir()), None)
+    hint = "is a file, not a folder (set DOCMUNCH_HOME to a folder)"
+    if file == home:
+        message = f"docmunch home {home} {hint}"
+    elif file is not None:
+        message = f"cannot create docmunch home {home}: {file} {hint}"
+    else:
+        message = f"cannot create docmunch home {home}: {exc.strerror}"
+    return IndexStoreError(message, path=str(home))
+
+
 class Connections:
     """Home folder, raw cache and connections. One connection per thread (WAL: readers never wait)."""
 
@@ -44,6 +58,8 @@ class Connections:
         self.home = home
         try:
             home.mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError) as exc:  # the home, or a folder above it, is a file
+            raise _not_a_folder(home, exc) from None
         except OSError as exc:
             raise IndexStoreError(
                 f"cannot create docmunch home {home}: {exc.strerror}", path=str(home)

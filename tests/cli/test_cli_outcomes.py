@@ -221,3 +221,18 @@ def test_two_folders_of_one_name_do_not_replace_each_other(
     assert code == 0 and "1 removed" in out
     code, out, _ = _run(capsys, "toc", "docs", "--json")
     assert "beta.md" in out and "alpha.md" not in out
+
+
+@pytest.mark.parametrize("below", [False, True], ids=["home", "folder above"])
+def test_a_home_that_is_a_file_is_one_line_saying_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], below: bool
+) -> None:
+    file = tmp_path / "home"
+    file.write_text("not a folder\n")
+    home = file / "sub" if below else file
+    monkeypatch.setenv("DOCMUNCH_HOME", str(home))
+    code, out, err = _run(capsys, "list")
+    assert code == 1 and not out
+    said = f"{file} is a file, not a folder (set DOCMUNCH_HOME to a folder)"
+    where = f"cannot create docmunch home {home}: {said}" if below else f"docmunch home {said}"
+    assert err == f"docmunch: {where}\n"
