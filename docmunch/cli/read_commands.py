@@ -54,11 +54,12 @@ def _cmd_search(args: argparse.Namespace) -> int:
             sys.stderr.write("docmunch search: the query read from stdin is empty\n")
             return 2
     started = time.perf_counter()
+    repo_note = None  # a one-word query that names a repo: said after the answer, like every note
     with Index.open() as index:
         if len(words) == 1 and not args.all and any(r.repo == words[0] for r in index.list_repos()):
-            sys.stderr.write(
-                f"docmunch: note: searching every repo for {_printable(words[0])!r}; to search repo "
-                f"{_printable(words[0])} give a query too: docmunch search {_printable(words[0])} QUERY\n"
+            repo_note = (
+                f"searching every repo for {_printable(words[0])!r}; to search repo "
+                f"{_printable(words[0])} give a query too: docmunch search {_printable(words[0])} QUERY"
             )
         try:
             hits = index.search(
@@ -106,6 +107,10 @@ def _cmd_search(args: argparse.Namespace) -> int:
             "latency_ms": latency, "sections_returned": len(hits), "query": echo_query(args.query)
         }
         _emit_json(answer)
+    if args.json or empty is not None:  # the answer first, then any line on stderr (one pipe: in order)
+        sys.stdout.flush()
+        if repo_note is not None:
+            sys.stderr.write(f"docmunch: note: {repo_note}\n")
     if empty is not None:  # like an unknown section or document: one line on stderr, exit 1
         if cut_note is not None:  # what was not searched may hold the words that would match
             sys.stderr.write(f"docmunch: note: {cut_note}\n")
@@ -124,6 +129,9 @@ def _cmd_search(args: argparse.Namespace) -> int:
         if h.snippet:
             console.print(_esc(_indented(h.snippet)))
     plain = [word for word in unmatched if word not in corrected]
+    if repo_note is not None:
+        sys.stdout.flush()
+        sys.stderr.write(f"docmunch: note: {repo_note}\n")
     if corrected or plain or cut_note is not None:  # say once, after the results, what they do not rest on
         notes = []
         if cut_note is not None:

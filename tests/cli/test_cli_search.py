@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -386,3 +389,27 @@ def test_a_newline_in_a_file_name_stays_on_its_line(
     mismatch = capsys.readouterr().out.splitlines()[0]
     assert mismatch.startswith("MISMATCH (original) nl::bad\\nname.md: the file is longer")
     assert mismatch.endswith("…)")  # one line
+
+
+@pytest.mark.parametrize(
+    ("argv", "last"),
+    [
+        (["tools"], "docmunch: note: searching every repo for 'tools'"),  # results, then the note
+        (["tools", "--json"], "docmunch: note: searching every repo for 'tools'"),
+        (["tools", "zzzqx", "--json"], "docmunch: no results: "),
+    ],
+    ids=["repo-name-query", "repo-name-query-json", "no-results-json"],
+)
+def test_search_lines_on_stderr_follow_the_answer_in_one_pipe(home: Path, argv: list[str], last: str) -> None:
+    """stdout to a pipe is block-buffered: a line on stderr must wait until the answer is out."""
+    (home / "tools" / "tools.md").write_text("# Tools\n\nThe tools of the gadget installer.\n")
+    assert main(["index", str(home / "tools"), "--repo", "tools"]) == 0
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "docmunch.cli", "search", *argv],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=False,
+    )  # fmt: skip
+    lines = proc.stdout.splitlines()
+    assert lines[-1].startswith(last), proc.stdout
+    assert not any(line.startswith("docmunch:") for line in lines[:-1]), proc.stdout
+    assert "Tools" in proc.stdout or '"no_results"' in proc.stdout
