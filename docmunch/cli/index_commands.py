@@ -153,6 +153,8 @@ def _run_outcome(report: IndexReport, args: argparse.Namespace) -> int:
                 f"docmunch: note: the previous run of {_printable(report.repo)} (pid {run.get('pid')}, "
                 f"started {run.get('started_at')}) was interrupted; this run completed the repo\n"
             )
+        if report.source_changed is not None:  # refresh now re-reads something else
+            sys.stderr.write(f"docmunch: note: {_one_line(report.source_changed['message'])}\n")
         skips = list(zip(report.skipped_paths, report.skipped_reasons, strict=False))
         details = report.skipped_details
         if len(skips) <= _LISTED_SKIPS:

@@ -215,7 +215,8 @@ def index_path(
     with RepoRun(store.home, name, on_wait=on_wait) as run:
         if run.swept:
             store.sweep_orphans()
-        existed = store.conn.execute("SELECT 1 FROM repos WHERE name = ?", (name,)).fetchone() is not None
+        recorded = _recorded_source(store, name)
+        existed = recorded is not None
         if not existed:  # the repo row is created by the first commit, not before
             try:
                 check_new_name(name)
@@ -304,6 +305,10 @@ def index_path(
                 f"{no_known_files}; {emptied}repo {name!r} is kept with no document "
                 f"(delete it with docmunch delete {name}; MCP: delete_index)"
             )
+        now = _recorded_source(store, name)
+        changed = None
+        if recorded and now is not None and now != recorded:  # refresh now re-reads another source
+            changed = _source_changed(name, recorded, now)
         return IndexReport(
             repo=name,
             docs_indexed=indexed,
@@ -317,7 +322,33 @@ def index_path(
             skipped_reasons=tuple(reason for _, reason in skipped),
             interrupted_run=run.interrupted,
             nothing_to_index=no_known_files,
+            source_changed=changed,
         )
+
+
+def _recorded_source(store: Store, name: str) -> str | None:
+    """The source recorded for repo ``name`` (``""`` when none), ``None`` when there is no such repo."""
+    row = store.conn.execute("SELECT source FROM repos WHERE name = ?", (name,)).fetchone()
+    return None if row is None else str(row[0] or "")
+
+
+def _source_changed(name: str, previous: str, source: str) -> dict[str, str]:
+    """:attr:`IndexReport.source_changed` for a run that recorded ``source`` in place of ``previous``."""
+
+    def kind(path: str) -> str:
+        if "://" in path or path.startswith("github:"):
+            return ""
+        return "the folder " if _area(Path(path)) == Path(path) else "the file "
+
+    now, before = kind(source), kind(previous)
+    reads = "only that file" if now == "the file " else "that folder" if now else "that source"
+    message = (
+        f"repo {name!r} now records {now}{display_name(source)} as its source instead of {before}"
+        f"{display_name(previous)}, so `docmunch refresh {name}` re-reads {reads}"
+    )
+    if before != "the file ":  # how to go back to the wider source
+        message += f"; to refresh {display_name(previous)} again, index it with --repo {name}"
+    return {"previous": previous, "source": source, "message": message}
 
 
 _NAMED_TYPES = 5

@@ -93,6 +93,11 @@ class IndexReport:
     the run removed every document it had and kept the repo, empty); ``None`` normally. The
     CLI prints it and exits 1. For a repo that does not exist yet the run raises
     :class:`~docmunch.errors.NothingToIndex` instead."""
+    source_changed: dict[str, str] | None = None
+    """``{"previous", "source", "message"}`` when this run changed the repo's recorded source
+    (what ``refresh`` re-reads): a folder repo given one of its files, or another file or folder
+    (docs/decisions.md: the last source indexed is the one recorded); ``message`` says what
+    ``refresh`` re-reads now and how to go back. ``None`` normally."""
 
     def to_json(self) -> dict[str, Any]:
         details = self.skipped_details
@@ -119,6 +124,8 @@ class IndexReport:
             }
         if self.nothing_to_index is not None:  # likewise
             out["nothing_to_index"] = self.nothing_to_index
+        if self.source_changed is not None:  # likewise
+            out["source_changed"] = dict(self.source_changed)
         return out
 
 

@@ -236,3 +236,31 @@ def test_a_home_that_is_a_file_is_one_line_saying_so(
     said = f"{file} is a file, not a folder (set DOCMUNCH_HOME to a folder)"
     where = f"cannot create docmunch home {home}: {said}" if below else f"docmunch home {said}"
     assert err == f"docmunch: {where}\n"
+
+
+def test_indexing_one_file_of_a_folder_repo_says_refresh_now_reads_only_it(
+    docmunch_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "A"
+    folder.mkdir()
+    (folder / "a1.md").write_text("# One\n\nFirst.\n")
+    (folder / "a2.md").write_text("# Two\n\nSecond.\n")
+    code, _, err = _run(capsys, "index", str(folder), "--repo", "same")
+    assert code == 0 and "note" not in err
+    code, out, err = _run(capsys, "index", str(folder / "a2.md"), "--repo", "same", "--json")
+    assert code == 0
+    changed = json.loads(out)["source_changed"]
+    assert changed["previous"] == str(folder) and changed["source"] == str(folder / "a2.md")
+    assert changed["message"] == (
+        f"repo 'same' now records the file {folder / 'a2.md'} as its source instead of the folder {folder}, "
+        f"so `docmunch refresh same` re-reads only that file; to refresh {folder} again, "
+        "index it with --repo same"
+    )
+    (folder / "a2.md").write_text("# Two\n\nSecond, changed.\n")
+    code, _, err = _run(capsys, "index", str(folder / "a2.md"), "--repo", "same")  # the same file: no note
+    assert code == 0 and "note" not in err
+    code, _, err = _run(capsys, "index", str(folder), "--repo", "same")  # back to the folder, said too
+    assert code == 0 and err == (
+        f"docmunch: note: repo 'same' now records the folder {folder} as its source instead of the file "
+        f"{folder / 'a2.md'}, so `docmunch refresh same` re-reads that folder\n"
+    )
