@@ -8,11 +8,18 @@ command they are thin calls into :class:`docmunch.index.Index` and print human t
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
+import shutil
+import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from docmunch.errors import PackError
 from docmunch.index import Index, PackReport
-from docmunch.terminal import console, emit_json, esc
+from docmunch.index.pack_import import spool_pack
+from docmunch.terminal import console, emit_json, esc, printable
 
 __all__ = ["add_commands"]
 
@@ -53,15 +60,22 @@ def _cmd_rename(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_pack(report: PackReport, verb: str) -> None:
-    console().print(
-        f"{verb} [bold]{esc(report.repo)}[/]: {report.docs} docs, {report.sections} sections, "
-        f"{report.raw_bytes:,} document bytes in a {report.pack_bytes:,}-byte pack "
-        f"{esc(report.path)} ({report.elapsed_ms / 1000:.2f} s)"
+def _print_pack(report: PackReport, verb: str, *, stderr: bool = False) -> None:
+    sizes = (
+        f"{report.docs} docs, {report.sections} sections, {report.raw_bytes:,} document bytes in a "
+        f"{report.pack_bytes:,}-byte pack"
     )
+    seconds = f"({report.elapsed_ms / 1000:.2f} s)"
+    if stderr:  # standard output holds the pack itself
+        sys.stderr.write(f"docmunch: {verb} {printable(report.repo)}: {sizes} to standard output {seconds}\n")
+    else:
+        where = "from standard input" if report.path == "-" else esc(report.path)
+        console().print(f"{verb} [bold]{esc(report.repo)}[/]: {sizes} {where} {seconds}")
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
+    if args.output == "-":
+        return _export_to_stdout(args)
     with Index.open() as index:
         report = index.export_pack(args.repo, Path(args.output), overwrite=args.force)
     if args.json:
@@ -71,17 +85,58 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _export_to_stdout(args: argparse.Namespace) -> int:
+    """``export -o -``: the pack is written whole (a temporary file in the home) and then copied to
+    standard output, which then holds nothing else: the report goes to stderr (``--json`` too)."""
+    if sys.stdout.isatty():
+        sys.stderr.write(
+            "docmunch export: -o - writes a binary pack to standard output, which is a terminal; "
+            "redirect it (> FILE, | ssh …) or give -o FILE\n"
+        )
+        return 2
+    with Index.open() as index, tempfile.TemporaryDirectory(prefix=".tmp-pack-", dir=index.home) as tmp:
+        report = index.export_pack(args.repo, Path(tmp) / "export.dmpack")
+        sys.stdout.flush()
+        with open(Path(tmp) / "export.dmpack", "rb") as pack:
+            shutil.copyfileobj(pack, sys.stdout.buffer, 2**20)
+        sys.stdout.buffer.flush()
+    report = dataclasses.replace(report, path="-")
+    if args.json:
+        sys.stderr.write(json.dumps(report.to_json(), ensure_ascii=False) + "\n")
+    else:
+        _print_pack(report, "exported", stderr=True)
+    return 0
+
+
 def _cmd_import(args: argparse.Namespace) -> int:
     from docmunch.progress import wait_notice
 
     with Index.open() as index:
         index.on_wait = wait_notice()  # one line when an index run of that repo holds it
-        report = index.import_pack(Path(args.file), as_name=args.as_name, replace=args.replace)
+        if args.file == "-":
+            report = _import_from_stdin(index, args)
+        else:
+            report = index.import_pack(Path(args.file), as_name=args.as_name, replace=args.replace)
     if args.json:
         emit_json(report.to_json())
     else:
         _print_pack(report, "replaced" if report.replaced else "imported")
     return 0
+
+
+def _import_from_stdin(index: Index, args: argparse.Namespace) -> PackReport:
+    """``import -``: standard input copied into a temporary file in the home (no more bytes than
+    the pack's header declares, :func:`docmunch.index.pack_import.spool_pack`), then imported
+    like a file; errors name standard input, not the temporary file."""
+    with tempfile.TemporaryDirectory(prefix=".tmp-pack-", dir=index.home) as tmp:
+        path = Path(tmp) / "stdin.dmpack"
+        try:
+            spool_pack(sys.stdin.buffer, path)
+            report = index.import_pack(path, as_name=args.as_name, replace=args.replace)
+        except PackError as exc:
+            message = str(exc).replace(str(path), "standard input")
+            raise type(exc)(message, path="-") from None
+    return dataclasses.replace(report, path="-")
 
 
 def add_commands(cmd: Register) -> None:
@@ -98,12 +153,14 @@ def add_commands(cmd: Register) -> None:
 
     sp = cmd("export", _cmd_export, "write a repo (one version) as one portable pack file")
     sp.add_argument("repo", metavar="REPO[@VERSION]")
-    sp.add_argument("-o", "--output", required=True, metavar="FILE", help="the pack file (.dmpack)")
+    sp.add_argument(
+        "-o", "--output", required=True, metavar="FILE", help="the pack file (.dmpack); - for standard output"
+    )
     sp.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
     sp.add_argument("--json", action="store_true")
 
     sp = cmd("import", _cmd_import, "verify a pack and add its repo to the index (all or nothing)")
-    sp.add_argument("file", metavar="FILE")
+    sp.add_argument("file", metavar="FILE", help="the pack file; - reads it from standard input")
     sp.add_argument("--as", dest="as_name", metavar="NAME[@VERSION]", help="import under this name")
     sp.add_argument("--replace", action="store_true", help="replace a repo of that name if it exists")
     sp.add_argument("--json", action="store_true")

@@ -22,6 +22,9 @@ or a kill the index holds the whole repo or none of it, and an existing repo of 
 replaced only with ``replace=True``. The load holds the repo's run lock
 (:class:`~docmunch.index.runlock.RepoRun`), so it waits for an index run of the same repo and
 says so like one (``on_wait``; the CLI prints the same one line as ``docmunch index``).
+
+A pack read from standard input (``docmunch import -``) is first copied into a file by
+:func:`spool_pack`, which reads no more than the size the pack's header declares.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ import time
 import urllib.parse
 import zlib
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from docmunch.errors import DocmunchError, PackCorrupt, PackError, PackSchemaError
 from docmunch.index.document import PreparedDoc, section_rows
@@ -55,7 +58,7 @@ from docmunch.index.store import Store
 from docmunch.index.versions import check_new_name
 from docmunch.section import Section
 
-__all__ = ["PACK_DROPPED_META", "READABLE_SCHEMAS", "import_pack", "read_manifest"]
+__all__ = ["PACK_DROPPED_META", "READABLE_SCHEMAS", "import_pack", "read_manifest", "spool_pack"]
 
 READABLE_SCHEMAS = frozenset({2, 3, 4, 5, SCHEMA_VERSION})
 """Index schemas whose packed tables (docs, sections, blocks) this code reads: schemas 3 to 6
@@ -135,6 +138,46 @@ def _corrupt(path: Path, why: str) -> PackCorrupt:
     return PackCorrupt(f"{path} is not an intact docmunch pack ({why}); nothing was imported", path=str(path))
 
 
+def _declared_size(header: bytes, path: Path) -> int:
+    """Bytes a pack whose first 100 bytes are ``header`` has: its SQLite header's page count ×
+    page size, plus the trailer.
+
+    Raises:
+        PackCorrupt: no SQLite header.
+    """
+    if len(header) < 100 or not header.startswith(_HEADER):
+        raise _corrupt(path, "no SQLite header: not a pack, or cut short")
+    page_size = int.from_bytes(header[16:18], "big")
+    page_size = 65536 if page_size == 1 else page_size
+    return int.from_bytes(header[28:32], "big") * page_size + TRAILER_BYTES
+
+
+def spool_pack(stream: BinaryIO, dest: Path, *, shown: str = "standard input") -> None:
+    """Copy a pack read from ``stream`` (``docmunch import -``) into the new file ``dest``, reading
+    no more than the size its header declares plus one byte, so a stream that is no pack, or
+    goes on after its end, stops at once instead of filling the disk.
+
+    Raises:
+        PackCorrupt: no SQLite header, or more bytes than it declares (named ``shown``). PackError:
+            ``dest`` cannot be written.
+    """
+    shown_path = Path(shown)
+    header = stream.read(100)
+    while 0 < len(header) < 100 and (more := stream.read(100 - len(header))):
+        header += more
+    remaining = _declared_size(header, shown_path) - len(header) + 1  # one more byte tells "too long"
+    try:
+        with dest.open("xb") as out:
+            out.write(header)
+            while remaining > 0 and (chunk := stream.read(min(2**20, remaining))):
+                out.write(chunk)
+                remaining -= len(chunk)
+    except OSError as exc:
+        raise PackError(f"cannot write {dest}: {exc.strerror or exc}", path=str(dest)) from None
+    if remaining == 0:
+        raise _corrupt(shown_path, "unexpected bytes after its end")
+
+
 def _check_file(path: Path) -> int:
     """Size of the pack file after the header, size and trailer checks (step 1).
 
@@ -145,11 +188,7 @@ def _check_file(path: Path) -> int:
         with path.open("rb") as f:
             header = f.read(100)
             size = path.stat().st_size
-            if len(header) < 100 or not header.startswith(_HEADER):
-                raise _corrupt(path, "no SQLite header: not a pack, or cut short")
-            page_size = int.from_bytes(header[16:18], "big")
-            page_size = 65536 if page_size == 1 else page_size
-            expected = int.from_bytes(header[28:32], "big") * page_size + TRAILER_BYTES
+            expected = _declared_size(header, path)
             if size == expected - TRAILER_BYTES:
                 raise _corrupt(path, "a SQLite database without the pack trailer: not a pack")
             if size < expected:

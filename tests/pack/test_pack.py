@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
+import subprocess
+import sys
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -349,3 +352,47 @@ def test_a_failure_while_loading_leaves_nothing_behind(
     with Index.open(home) as index, pytest.raises(sqlite3.OperationalError):
         index.import_pack(small_pack)
     assert calls["n"] == 3 and nothing_imported(home)
+
+
+def _docmunch(home: Path, cwd: Path, *argv: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
+    env = {**os.environ, "DOCMUNCH_HOME": str(home)}
+    return subprocess.run(
+        [sys.executable, "-m", "docmunch.cli", *argv], env=env, cwd=cwd, input=stdin, capture_output=True,
+        check=False,
+    )  # fmt: skip
+
+
+def test_dash_is_standard_output_for_export_and_standard_input_for_import(tmp_path: Path) -> None:
+    folder, home = tmp_path / "docs", tmp_path / "home"
+    folder.mkdir()
+    (folder / "a.md").write_text("# A\n\nSome text about packs.\n")
+    assert _docmunch(home, tmp_path, "index", str(folder), "--repo", "docs").returncode == 0
+    exported = _docmunch(home, tmp_path, "export", "docs", "-o", "-", "--json")
+    assert exported.returncode == 0 and exported.stdout.startswith(b"SQLite format 3\x00")
+    assert json.loads(exported.stderr)["path"] == "-"  # stdout holds the pack and nothing else
+    assert not (tmp_path / "-").exists()
+    pack = exported.stdout
+    imported = _docmunch(tmp_path / "other", tmp_path, "import", "-", "--json", stdin=pack)
+    assert imported.returncode == 0, imported.stderr
+    assert json.loads(imported.stdout)["repo"] == "docs" and json.loads(imported.stdout)["path"] == "-"
+    assert _docmunch(tmp_path / "other", tmp_path, "verify", "docs").returncode == 0
+    for bad, why in [
+        (pack + b"x", "unexpected bytes after its end"),
+        (pack[:5000], f"truncated: 5000 of {len(pack)} bytes"),
+        (b"not a pack\n", "no SQLite header"),
+    ]:
+        refused = _docmunch(tmp_path / "third", tmp_path, "import", "-", stdin=bad)
+        assert refused.returncode == 1
+        said = refused.stderr.decode()
+        assert said.startswith(f"docmunch: standard input is not an intact docmunch pack ({why}")
+        assert not [p for p in (tmp_path / "third").iterdir() if p.name.startswith(".tmp-pack-")]
+
+
+def test_export_to_a_terminal_is_refused(
+    source: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("DOCMUNCH_HOME", str(source))
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    assert main(["export", "rust-book@1", "-o", "-"]) == 2
+    out, err = capsys.readouterr()
+    assert not out and err.startswith("docmunch export: -o - writes a binary pack to standard output")
