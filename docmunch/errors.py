@@ -29,6 +29,7 @@ line and exits 1, the MCP server turns it into a tool error. Builtin ``ValueErro
     │       └── AllSkipped          every file of a known format was skipped (path, skipped)
     ├── LimitExceeded               an input is over a resource limit (limit, value, env, path)
     ├── ConfigError                 a setting (environment variable) has an invalid value (name)
+    ├── RunCancelled                the caller cancelled an index run between two files (done, total)
     ├── IndexStoreError             the SQLite store or raw cache is unusable (path)
     │   └── SchemaVersionError      index written by another schema version
     ├── InvalidRepoName             a repo name or version is not allowed (repo)
@@ -77,6 +78,7 @@ __all__ = [
     "RepoExists",
     "RepoNotFound",
     "RobotsDisallowed",
+    "RunCancelled",
     "SchemaVersionError",
     "SectionNotFound",
     "SetupError",
@@ -283,6 +285,21 @@ class ConfigError(DocmunchError):
     def __init__(self, message: str, *, name: str) -> None:
         super().__init__(message)
         self.name = name
+
+
+class RunCancelled(DocmunchError):
+    """The caller of an index run (an MCP client's ``notifications/cancelled``) stopped it.
+
+    Raised by the run's progress callback, so the run stops between two files or pages: the
+    documents committed before stay, the run's journal says it was interrupted (the next run of
+    the repo completes it and says so, :mod:`docmunch.index.runlock`). ``done`` and ``total``
+    are the progress counts when it stopped.
+    """
+
+    def __init__(self, message: str, *, done: int, total: int) -> None:
+        super().__init__(message)
+        self.done = done
+        self.total = total
 
 
 class IndexStoreError(DocmunchError):

@@ -22,6 +22,7 @@ previous index stays whole; the CLI exits 1 either way).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import time
 from collections import Counter
@@ -51,7 +52,9 @@ DEFAULT_MAX_FILE_BYTES = 5 * 2**20
 """Files larger than this (5 MiB) are skipped unless ``max_file_bytes`` says otherwise."""
 
 Progress = Callable[[int, int, str], None]
-"""``progress(done, total, doc_path)``: called after each file."""
+"""``progress(done, total, doc_path)``: called after each file. It may raise
+:class:`~docmunch.errors.RunCancelled` to stop the run there (the MCP server does when the client
+cancels the call): what was committed stays, and the run counts as interrupted."""
 
 
 BATCH_DOCS = 256
@@ -270,13 +273,15 @@ def index_path(
         # Changed files are read again by the parser (in worker processes for large runs); the
         # stored source_hash is the sha256 of the bytes actually parsed.
         batch = _Batch(store, name, source, errors)
-        for doc_path, result in prepare_files(
+        prepared = prepare_files(
             store.raw.root, name, todo, password=password, workers=workers, max_file_bytes=max_file_bytes
-        ):
-            batch.add(doc_path, result)
-            done += 1
-            if progress is not None:
-                progress(done, total, doc_path)
+        )
+        with contextlib.closing(prepared):  # a stopped run (RunCancelled) stops the parsers now
+            for doc_path, result in prepared:
+                batch.add(doc_path, result)
+                done += 1
+                if progress is not None:
+                    progress(done, total, doc_path)
         batch.flush()
         indexed = batch.committed
 

@@ -23,7 +23,7 @@ import signal
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
@@ -125,7 +125,7 @@ def prepare_files(
     password: str | None = None,
     workers: int | None = None,
     max_file_bytes: int = 5 * 2**20,
-) -> Iterator[tuple[str, Prepared]]:
+) -> Generator[tuple[str, Prepared], None, None]:
     """Prepare ``files`` (``(path, doc_path)`` pairs); yields ``(doc_path, result)`` in order.
 
     Args:

@@ -40,7 +40,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from docmunch.errors import IndexStoreError
+from docmunch.errors import IndexStoreError, RunCancelled
 from docmunch.limits import Limit
 
 __all__ = ["LOCK_DIR", "REPO_LOCK_WAIT_SECONDS", "RepoRun", "WaitNotice", "run_state", "stale_runs"]
@@ -223,9 +223,9 @@ class RepoRun:
         if self._fd < 0:
             return
         try:
-            # Ended (an error is reported by the caller). After Ctrl-C the journal stays
-            # "running": the run stopped mid-way like a killed one, and is treated so.
-            if exc_type is None or not issubclass(exc_type, KeyboardInterrupt):
+            # Ended (an error is reported by the caller). After Ctrl-C or a cancelled call the
+            # journal stays "running": the run stopped mid-way like a killed one, and is treated so.
+            if exc_type is None or not issubclass(exc_type, (KeyboardInterrupt, RunCancelled)):
                 with contextlib.suppress(OSError):
                     _write_journal(self._fd, None)
         finally:

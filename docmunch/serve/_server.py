@@ -13,10 +13,11 @@ from __future__ import annotations
 import json
 import logging
 import os
+import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 import anyio.from_thread
@@ -27,7 +28,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 
 from docmunch import __version__
-from docmunch.errors import DocmunchError
+from docmunch.errors import DocmunchError, RunCancelled
 from docmunch.serve._context import ProgressFn, ToolContext, ToolOutput
 from docmunch.serve._handlers import HANDLERS
 from docmunch.serve._hints import for_agent
@@ -60,6 +61,9 @@ and an SSE event's ``event:`` and ``data:`` lines (the id's own length is counte
 
 _PROGRESS_INTERVAL_S = 0.05
 """Minimum gap between two progress notifications of one call (the last one always goes out)."""
+
+_CANCEL_POLL_S = 0.05
+"""How often a cancelled call looks whether its worker thread has stopped."""
 
 _FLUSH_INTERVAL_S = 5.0
 """How often the in-memory tokens_saved count is written to the index's persisted counter."""
@@ -285,7 +289,8 @@ def build_server(tool_ctx: ToolContext, order: CallOrder | None = None) -> Serve
         errors = sorted(_VALIDATORS[name].iter_errors(args), key=lambda e: [str(p) for p in e.absolute_path])
         if errors:
             return _error_result(_validation_message(name, errors), started, tool_ctx.peek_tokens_saved())
-        progress = _progress_reporter(ctx)
+        cancelled = threading.Event()
+        progress = _progress_reporter(ctx, cancelled)
         handler = HANDLERS[name]
         ceiling = max_response_bytes()
 
@@ -306,7 +311,7 @@ def build_server(tool_ctx: ToolContext, order: CallOrder | None = None) -> Serve
                 if name in _INLINE_TOOLS and tool_ctx.warm:
                     output, payload, total = work()  # sub-millisecond reads: no thread hop
                 else:
-                    output, payload, total = await anyio.to_thread.run_sync(work)
+                    output, payload, total = await _in_thread(work, cancelled)
         except DocmunchError as err:
             logger.info("%s: %s", name, err)
             return _error_result(for_agent(str(err)), started, tool_ctx.peek_tokens_saved())
@@ -353,6 +358,32 @@ def build_server(tool_ctx: ToolContext, order: CallOrder | None = None) -> Serve
     )
 
 
+_T = TypeVar("_T")
+
+
+async def _in_thread(work: Callable[[], _T], cancelled: threading.Event) -> _T:
+    """``work()`` in a worker thread. When the call is cancelled (the client's
+    ``notifications/cancelled``), ``cancelled`` is set, so that the work's next progress call
+    raises :class:`~docmunch.errors.RunCancelled`; the call keeps its turn on its repo
+    (:class:`~docmunch.serve._order.CallOrder`) until the thread has stopped, then ends cancelled."""
+    finished = threading.Event()
+
+    def run() -> _T:
+        try:
+            return work()
+        finally:
+            finished.set()
+
+    try:
+        return await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
+    except anyio.get_cancelled_exc_class():
+        cancelled.set()
+        with anyio.CancelScope(shield=True):
+            while not finished.is_set():
+                await anyio.sleep(_CANCEL_POLL_S)
+        raise
+
+
 async def _flush_tokens_periodically(tool_ctx: ToolContext) -> None:
     while True:
         await anyio.sleep(_FLUSH_INTERVAL_S)
@@ -362,11 +393,25 @@ async def _flush_tokens_periodically(tool_ctx: ToolContext) -> None:
             logger.exception("could not persist tokens_saved")
 
 
-def _progress_reporter(ctx: ServerRequestContext[Any]) -> ProgressFn:
-    """A thread-side ``progress(done, total, message)`` sending throttled progress notifications."""
+def _progress_reporter(ctx: ServerRequestContext[Any], cancelled: threading.Event) -> ProgressFn:
+    """A thread-side ``progress(done, total, message)`` sending throttled progress notifications.
+
+    It is also where a long call hears that its client cancelled it: once ``cancelled`` is set
+    (by ``call_tool`` when the SDK's dispatcher cancels the call on ``notifications/cancelled``)
+    it raises :class:`~docmunch.errors.RunCancelled`, so an index run stops between two files or
+    pages instead of running to its end for a client that no longer waits (the SDK sends no
+    answer to a cancelled request, as the MCP specification asks).
+    """
     last = [0.0]
 
     def progress(done: int, total: int, message: str) -> None:
+        if cancelled.is_set():
+            raise RunCancelled(
+                f"cancelled by the client after {done} of {total}; what was written before stays, "
+                "and the next run of the repo completes it",
+                done=done,
+                total=total,
+            )
         now = time.monotonic()
         if done < total and now - last[0] < _PROGRESS_INTERVAL_S:
             return

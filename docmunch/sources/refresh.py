@@ -98,15 +98,19 @@ def _refresh_pages(
                 state = states[doc.doc_path]
                 url = (state.meta.get("url") if state else None) or doc.source_ref or ""
                 futures[pool.submit(load_page, fetcher, url, state=state, doc_path=doc.doc_path)] = url
-            for future in cf.as_completed(futures):
-                url = futures[future]
-                tally.done += 1
-                try:
-                    tally.count(index, repo, future.result(), source)
-                except Exception as exc:  # one bad page never ends the run (DocmunchError or not)
-                    tally.errors.append(page_error(url, exc))
-                if progress is not None:
-                    progress(tally.done, len(futures), url)
+            try:
+                for future in cf.as_completed(futures):
+                    url = futures[future]
+                    tally.done += 1
+                    try:
+                        tally.count(index, repo, future.result(), source)
+                    except Exception as exc:  # one bad page never ends the run (DocmunchError or not)
+                        tally.errors.append(page_error(url, exc))
+                    if progress is not None:
+                        progress(tally.done, len(futures), url)
+            except BaseException:  # stopped (RunCancelled, Ctrl-C): the queued pages are not fetched
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
     finally:
         if own:
             fetcher.close()
