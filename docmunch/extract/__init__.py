@@ -43,6 +43,7 @@ from docmunch.extract._platform import platform_content
 from docmunch.extract._prep import (
     clean_classes,
     drop_edge_rules,
+    drop_event_handlers,
     prep_document,
     remove_permalinks,
     simplify_nested,
@@ -138,6 +139,7 @@ def _extract(html: str | bytes, *, url: str | None, platform_rules: bool) -> Art
     normalize_code(content)
     absolutize(content, base=base, url=url)
     clean_classes(content)
+    drop_event_handlers(content)
     text = dom.block_text(content)
     excerpt = meta.excerpt
     if not excerpt:

@@ -19,6 +19,7 @@ from docmunch.extract._fold import FoldedPattern
 __all__ = [
     "clean_classes",
     "drop_edge_rules",
+    "drop_event_handlers",
     "has_permalink",
     "prep_document",
     "remove_permalinks",
@@ -172,6 +173,21 @@ def clean_classes(article: HtmlElement) -> None:
             el.set("class", " ".join(kept))
         else:
             del el.attrib["class"]
+
+
+def drop_event_handlers(article: HtmlElement) -> None:
+    """Drop event handler attributes (``onclick``, ``onerror``, …: every HTML attribute whose
+    name starts with ``on`` is one) from every element of ``article``.
+
+    Readability.js leaves them to its caller; docmunch hands the article on as HTML
+    (``content_html``: ``extract --format html``, MCP ``extract_url``), where script in an
+    attribute has no business, as ``<script>`` elements and ``javascript:`` links have none.
+    """
+    for el in article.iter():
+        attrib = el.attrib
+        if attrib:
+            for name in [n for n in attrib if n[:2].lower() == "on"]:
+                del attrib[name]
 
 
 def _is_ws_item(item: str | HtmlElement) -> bool:
