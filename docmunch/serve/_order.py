@@ -6,7 +6,8 @@ the order a client can rely on without serialising everything — a FIFO reader/
 repo, in **arrival order**:
 
 - each ``tools/call`` gets a :class:`Footprint` (:func:`footprint`): the repos it reads or
-  writes (``None`` = every repo, e.g. ``list_repos`` or a search without ``repo``);
+  writes (``None`` = every repo, e.g. ``list_repos`` or a search without ``repo``; a section
+  read without ``repo`` reads the repos its ids name);
 - a call starts once every *earlier-arrived, conflicting* call has finished. Two calls
   conflict when one of them writes and their repos may overlap. So writes of one repo run one
   after another, a read of R waits for earlier writes of R, and reads never wait for reads:
@@ -49,6 +50,13 @@ _INDEXERS = frozenset({"index_local", "index_url", "index_repo"})
 _WRITERS = _INDEXERS | {"delete_index"}
 _UNORDERED = frozenset({"extract_url"})
 """Tools that touch no repo (``extract_url`` only fetches a page)."""
+_SECTION_READERS = {
+    "get_section": "section_id",
+    "get_section_context": "section_id",
+    "get_sections": "section_ids",
+}
+"""Readers whose section ids name their repos (``{repo}::{doc_path}::{slug_path}#{level}``), so a
+call without ``repo`` reads those repos only, not every repo."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +126,21 @@ def _github_names(url: str) -> tuple[RepoKey, ...] | None:
     return (RepoKey(name, prefix=True), RepoKey(owner, prefix=True))
 
 
+def _id_repos(ids: Any) -> tuple[RepoKey, ...] | None:
+    """The repos that section ids name (one id or a list), or ``None`` (every repo) when some id
+    names none (the call fails on it anyway, after waiting like a read of every repo)."""
+    listed = [ids] if isinstance(ids, str) else ids
+    if not isinstance(listed, list) or not listed:
+        return None
+    names: set[str] = set()
+    for sid in listed:
+        repo, sep, _ = sid.partition("::") if isinstance(sid, str) else ("", "", "")
+        if not (sep and repo):
+            return None
+        names.add(repo)
+    return tuple(_key(name) for name in sorted(names))
+
+
 def footprint(tool: str, args: Mapping[str, Any]) -> Footprint | None:
     """The :class:`Footprint` of calling ``tool`` with ``args``; ``None`` for unordered tools.
 
@@ -130,6 +153,8 @@ def footprint(tool: str, args: Mapping[str, Any]) -> Footprint | None:
     name = args.get("name") if tool in _INDEXERS else args.get("repo")
     if isinstance(name, str) and name:
         return Footprint(writes, (_key(name),))
+    if tool in _SECTION_READERS:
+        return Footprint(False, _id_repos(args.get(_SECTION_READERS[tool])))
     source = args.get("path") if tool == "index_local" else args.get("url")
     if tool not in _INDEXERS or not isinstance(source, str):
         return Footprint(writes, None)  # list_repos, a search of every repo, or a bad argument

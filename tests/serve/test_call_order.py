@@ -155,7 +155,12 @@ def test_reads_of_other_repos_do_not_wait_for_an_index_run(two_repos: Path, corp
                 toc = await client.call_tool("get_toc", {"repo": "other"})
                 assert not toc.is_error
                 order.append("toc other")
+                sid = toc.structured_content["sections"][0]["id"]
+                section = await client.call_tool("get_section", {"section_id": sid})  # no repo
+                assert not section.is_error, text_of(section)
+                order.append("section other")
 
     anyio.run(scenario)
     assert order.index("read other") < order.index("index") < order.index("read book")
     assert order.index("toc other") < order.index("index")
+    assert order.index("section other") < order.index("index")  # its id names its repo

@@ -237,6 +237,19 @@ def test_footprints() -> None:
         True, (RepoKey("book", prefix=True), RepoKey("rust-lang", prefix=True))
     )
     assert footprint("index_local", {"path": 5}) == Footprint(True, None)
+    # a section read without ``repo`` reads the repos its ids name, not every repo (a new user's
+    # trial: get_section without repo waited 3.6 s for an index run of another repo)
+    assert footprint("get_section", {"section_id": "rust@2::ch01.md::intro#2"}) == Footprint(
+        False, (RepoKey("rust"),)
+    )
+    assert footprint("get_section_context", {"section_id": "k8s::a.md::b#2"}) == Footprint(
+        False, (RepoKey("k8s"),)
+    )
+    ids = {"section_ids": ["b::x.md::y#1", "a::x.md::y#1", "b::z.md::_preamble#0"]}
+    assert footprint("get_sections", ids) == Footprint(False, (RepoKey("a"), RepoKey("b")))
+    assert footprint("get_sections", {"section_ids": ["a::x.md::y#1", "no-repo"]}) == Footprint(False, None)
+    assert footprint("get_section", {"section_id": "::x.md::y#1"}) == Footprint(False, None)
+    assert footprint("get_sections", {"section_ids": []}) == Footprint(False, None)
 
 
 def test_unnamed_local_writes_cover_the_names_the_indexer_gives(tmp_path: Path) -> None:
