@@ -36,7 +36,7 @@ from docmunch.extract._boilerplate import strip_boilerplate
 from docmunch.extract._budget import check_budget, page_budget
 from docmunch.extract._code import normalize_code, remove_code_furniture
 from docmunch.extract._headings import remove_edit_controls
-from docmunch.extract._images import absolutize, base_url, join_url, unwrap_noscript_images
+from docmunch.extract._images import absolutize, base_url, join_url, script_url, unwrap_noscript_images
 from docmunch.extract._metadata import read_metadata
 from docmunch.extract._parse import parse_html
 from docmunch.extract._platform import platform_content
@@ -51,7 +51,7 @@ from docmunch.extract._prep import (
 from docmunch.extract._readability import grab_article
 from docmunch.extract._tabs import unfold_tabs
 
-__all__ = ["Article", "check_budget", "extract", "join_url", "page_budget", "parse_html"]
+__all__ = ["Article", "check_budget", "extract", "join_url", "page_budget", "parse_html", "script_url"]
 
 
 @dataclass(frozen=True, slots=True)

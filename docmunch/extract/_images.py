@@ -6,7 +6,8 @@ placeholder's attributes so nothing is shown twice), ``_fixLazyImages`` (``data-
 ``data-srcset`` and any attribute whose value looks like an image URL become ``src`` /
 ``srcset``; tiny base64 placeholders are dropped), ``_fixRelativeUris`` (``href``, ``src``,
 ``poster``, ``srcset`` resolved against ``<base href>`` and the page URL; ``javascript:``
-links become their text).
+links become their text — and so do ``vbscript:`` and non-image ``data:`` links, however their
+scheme is spelled, :func:`script_url`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from lxml.html import HtmlElement
 
 from docmunch.extract import _dom as dom
 
-__all__ = ["absolutize", "base_url", "fix_lazy_images", "unwrap_noscript_images"]
+__all__ = ["absolutize", "base_url", "fix_lazy_images", "script_url", "unwrap_noscript_images"]
 
 _IMAGE_EXT = re.compile(r"\.(jpg|jpeg|png|webp)", re.IGNORECASE)
 _SRCSET_VALUE = re.compile(r"\.(jpg|jpeg|png|webp)\s+\d", re.IGNORECASE)
@@ -138,6 +139,29 @@ def _absolute(uri: str, base: str, same_document: bool) -> str:
     return join_url(base, uri)
 
 
+_URL_EDGES = "".join(chr(c) for c in range(0x21))
+"""C0 controls and space, which the URL parser strips from both ends of a URL (WHATWG URL)."""
+_TAB_OR_NEWLINE = re.compile(r"[\t\n\r]")
+"""Removed from anywhere in a URL by the URL parser (``java&#9;script:`` is ``javascript:``)."""
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*):")
+
+
+def script_url(value: str) -> bool:
+    """True when ``value`` is a URL a browser runs as script or as a document of its own:
+    ``javascript:``, ``vbscript:``, or ``data:`` of any type but an image — read as the WHATWG URL
+    parser reads it (C0 controls and spaces stripped from its ends, tabs and newlines removed
+    anywhere, the scheme case-insensitive), so ``" JaVa&#9;Script:alert(1)"`` is one.
+    """
+    cleaned = _TAB_OR_NEWLINE.sub("", value.strip(_URL_EDGES))
+    found = _SCHEME.match(cleaned)
+    if found is None:
+        return False
+    scheme = found.group(1).lower()
+    if scheme == "data":
+        return not cleaned[5:].lstrip().lower().startswith("image/")
+    return scheme in ("javascript", "vbscript")
+
+
 def absolutize(root: HtmlElement, *, base: str | None, url: str | None) -> None:
     """Resolve every link/media URL under ``root`` against ``base``; unwrap ``javascript:`` links."""
     resolved: dict[str, str] = {}  # pages repeat their links; urljoin is slow Python
@@ -146,7 +170,7 @@ def absolutize(root: HtmlElement, *, base: str | None, url: str | None) -> None:
         href = link.get("href")
         if not href:
             continue
-        if href.lstrip().lower().startswith("javascript:"):
+        if script_url(href):
             link.tag = "span"
             link.attrib.clear()
             continue

@@ -20,11 +20,13 @@ import io
 import re
 from pathlib import Path
 
+import lxml.html
 from docutils import nodes
 from docutils.core import publish_doctree, publish_parts
 from docutils.utils import SystemMessage
 
 from docmunch.errors import ConvertError
+from docmunch.extract import script_url
 from docmunch.formats.base import Rendition
 from docmunch.section.model import HeadingSpec
 
@@ -67,7 +69,33 @@ def rst_html(text: str, *, path: str | None = None) -> str:
         parts = publish_parts(text, source_path=path, writer="html5", settings_overrides=settings)
     except (SystemMessage, ValueError, AttributeError, TypeError) as exc:
         raise ConvertError(f"reStructuredText could not be parsed: {exc}", path=path) from None
-    return str(parts["body"])
+    return _without_script_urls(str(parts["body"]))
+
+
+def _without_script_urls(body: str) -> str:
+    """``body`` with its script URLs neutralised (:func:`docmunch.extract.script_url`): a link
+    becomes its text (``<span>``), an image or other element loses the attribute. docutils writes
+    any target as given, ``javascript:`` included (`` `x <javascript:alert(1)>`_ ``, a named
+    target, an ``image`` directive); the Markdown renditions' HTML has markdown-it-py's
+    ``validateLink`` for that, web pages the extractor's :func:`~docmunch.extract.absolutize`."""
+    holder = lxml.html.fragment_fromstring(body, create_parent="div")
+    changed = False
+    for el in holder.iter():
+        for name in ("href", "src", "action", "formaction", "poster", "data"):
+            value = el.get(name)
+            if value is None or not script_url(value):
+                continue
+            changed = True
+            if el.tag == "a":
+                el.tag = "span"
+                el.attrib.clear()
+                break
+            del el.attrib[name]
+    if not changed:
+        return body
+    return (holder.text or "") + "".join(
+        lxml.html.tostring(child, encoding="unicode") for child in holder
+    )
 
 
 def render_rst(path: Path, data: bytes, *, password: str | None = None) -> Rendition:

@@ -6,6 +6,7 @@ import json
 import re
 from pathlib import Path
 
+import lxml.html
 import pytest
 
 from docmunch.cli import main
@@ -320,6 +321,23 @@ def test_extract_html_escapes_raw_html_and_unsafe_links_of_markdown(tmp_path, ca
     assert code == 0
     assert "<script" not in html and "&lt;script&gt;" in html  # shown as text, never passed through
     assert "<b " not in html and 'href="javascript:' not in html
+
+
+def test_extract_html_of_restructuredtext_neutralises_script_urls(tmp_path, capsys, docmunch_home):
+    """docutils writes any link target as given; a second trial found ``javascript:`` links and
+    an image source in ``extract --format html`` of a ``.rst`` file."""
+    rst = tmp_path / "evil.rst"
+    rst.write_text(
+        "Title\n=====\n\nA `link <javascript:alert(1)>`_, `ok <https://example.com>`_ and js2_.\n\n"
+        ".. _js2: JaVa\tScript:alert(4)\n\n.. image:: javascript:alert(5)\n\n"
+        "`page <data:text/html,x>`_ and `vb <vbscript:x>`_.\n"
+    )
+    code, html, _ = run(capsys, "extract", str(rst), "--format", "html")
+    assert code == 0
+    root = lxml.html.fragment_fromstring(html, create_parent="div")
+    urls = [v for el in root.iter() for k, v in el.attrib.items() if k in ("href", "src")]
+    assert urls == ["https://example.com"]
+    assert "<span>link</span>" in html and "<span>js2</span>" in html and "<span>page</span>" in html
 
 
 def test_extract_of_a_folder_says_it_is_a_folder(tmp_path, capsys, docmunch_home):
