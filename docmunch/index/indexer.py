@@ -10,7 +10,10 @@ writes the batch, so a crash loses at most the uncommitted batch and never leave
 half-written document. A file that cannot be read, rendered or sectioned becomes an
 ``errors`` entry and keeps its previous index entry. After a folder walk, documents whose
 file disappeared (or is now excluded or skipped) are removed. Indexing a single file never
-removes other documents. A folder with no file of a known format is never a silent
+removes other documents. A file or sub-folder inside the folder a repo records as its source is
+a part of that repo: its ``doc_path``s stay relative to the recorded folder (``sub/b.md``), the
+folder stays the recorded source, and a sub-folder's run removes only vanished documents under
+its own prefix (docs/decisions.md, "A single file"). A folder with no file of a known format is never a silent
 "0 indexed": a new repo is refused (:class:`~docmunch.errors.NothingToIndex`), an existing one
 is emptied with a note (``IndexReport.nothing_to_index``; docs/cli.md says why).
 
@@ -27,6 +30,7 @@ import hashlib
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from docmunch.errors import (
@@ -138,7 +142,9 @@ def index_path(
         repo: repo name; default = the folder's name (for a file: its parent folder's name).
             For a single file the repo's recorded source is that file, so ``refresh`` re-reads
             only it; a run that indexes nothing into a repo that did not exist before leaves
-            no empty repo behind.
+            no empty repo behind. A file or folder inside the folder the repo records is the
+            exception: it updates that part of the repo (``doc_path`` relative to the recorded
+            folder, removals limited to the sub-folder) and the recorded folder stays the source.
         incremental: skip files whose sha256 is unchanged (``False`` re-parses everything).
         max_file_bytes: size cap in bytes; larger files are skipped.
         password: for encrypted PDF files (encrypted DOCX files are refused whatever the password).
@@ -184,18 +190,8 @@ def index_path(
         raise SourceError(f"no such file or folder: {path}", path=str(path))
     root = path.resolve()
     suffixes = supported_suffixes()
-    skipped: list[tuple[str, str]] = []
-    no_known_files: str | None = None  # the folder holds no file of a known format: why
-    files_seen = 0
     if root.is_dir():
         name = with_version(repo or root.name or "root", version)
-        walked = walk(root, suffixes=suffixes, max_file_bytes=max_file_bytes, exclude=exclude)
-        files = list(walked.files)
-        skipped.extend(walked.skipped)
-        source = str(root)
-        files_seen = walked.seen
-        if walked.candidates == 0:
-            no_known_files = _no_known_files(root, walked, suffixes)
     elif root.is_file():
         name = with_version(repo or root.parent.name or "root", version)
         if root.suffix.lower() not in suffixes:
@@ -204,21 +200,22 @@ def index_path(
                 f"(supported: {' '.join(sorted(suffixes))})",
                 path=str(path),
             )
-        size = root.stat().st_size
-        files = []
-        if size > max_file_bytes:
-            skipped.append((root.name, f"larger than {max_file_bytes} bytes"))
-        else:
-            files.append(WalkFile(root, root.name, size))
-        source = str(root)
-        files_seen = 1
     else:
         raise SourceError(f"not a regular file or folder: {path}", path=str(path))
 
+    def gather(part: _Part | None) -> _Gathered:
+        return _gather(root, part, suffixes=suffixes, max_file_bytes=max_file_bytes, exclude=exclude)
+
+    gathered = gather(_part_of(_recorded_source(store, name), root))  # before any wait
     with RepoRun(store.home, name, on_wait=on_wait) as run:
         if run.swept:
             store.sweep_orphans()
         recorded = _recorded_source(store, name)
+        part = _part_of(recorded, root)
+        if part != gathered.part:  # the recorded source changed while this run waited
+            gathered = gather(part)
+        files, skipped, source = gathered.files, list(gathered.skipped), gathered.source
+        files_seen, no_known_files = gathered.seen, gathered.no_known_files
         existed = recorded is not None
         if not existed:  # the repo row is created by the first commit, not before
             try:
@@ -288,7 +285,10 @@ def index_path(
         removed = 0
         failed = not (indexed or unchanged) and bool(errors)  # the previous index stays whole
         if root.is_dir() and not failed:  # one transaction for all of them (rows.delete_docs)
-            removed = len(store.remove_documents(name, sorted(set(known) - seen)))
+            gone = set(known) - seen
+            if part is not None:  # a folder inside the recorded one: only its own documents
+                gone = {doc_path for doc_path in gone if doc_path.startswith(part.path + "/")}
+            removed = len(store.remove_documents(name, sorted(gone)))
         if existed and (indexed or unchanged or removed):
             store.ensure_repo(name, source=source)  # a run that read nothing keeps the old source
         if not existed and indexed == 0 and unchanged == 0 and _repo_exists(store, name):
@@ -305,11 +305,16 @@ def index_path(
             ).fetchone()[0]
         )
         if no_known_files is not None:
-            emptied = f"removed its {removed} document{'' if removed == 1 else 's'}; " if removed else ""
-            no_known_files = (
-                f"{no_known_files}; {emptied}repo {name!r} is kept with no document "
-                f"(delete it with docmunch delete {name}; MCP: delete_index)"
-            )
+            under = f" under {part.path}/" if part is not None else ""
+            plural = "" if removed == 1 else "s"
+            emptied = f"removed its {removed} document{plural}{under}; " if removed else ""
+            if part is not None:  # only that folder's documents went
+                no_known_files = f"{no_known_files}; {emptied}repo {name!r} keeps its other documents"
+            else:
+                no_known_files = (
+                    f"{no_known_files}; {emptied}repo {name!r} is kept with no document "
+                    f"(delete it with docmunch delete {name}; MCP: delete_index)"
+                )
         now = _recorded_source(store, name)
         changed = None
         if recorded and now is not None and now != recorded:  # refresh now re-reads another source
@@ -329,6 +334,68 @@ def index_path(
             nothing_to_index=no_known_files,
             source_changed=changed,
         )
+
+
+@dataclass(frozen=True, slots=True)
+class _Part:
+    """A file or folder inside the folder a repo records as its source."""
+
+    folder: Path
+    """The recorded folder (resolved)."""
+    path: str
+    """The file's or folder's POSIX path relative to :attr:`folder` (its ``doc_path`` for a file)."""
+
+
+def _part_of(recorded: str | None, root: Path) -> _Part | None:
+    """``root`` as a part of the repo's recorded folder, or ``None`` when the recorded source is
+    no folder holding it (a file, a URL, another folder, the folder itself, no repo)."""
+    if not recorded or "://" in recorded or recorded.startswith("github:"):
+        return None
+    folder = Path(recorded)
+    if root == folder or not root.is_relative_to(folder) or not folder.is_dir():
+        return None
+    return _Part(folder, root.relative_to(folder).as_posix())
+
+
+@dataclass(frozen=True, slots=True)
+class _Gathered:
+    """What a run reads, decided before it takes the repo."""
+
+    part: _Part | None
+    """Set when the run updates part of the recorded folder (see :func:`index_path`)."""
+    files: list[WalkFile]
+    """The files to read, ``doc_path`` relative to the recorded folder for a part."""
+    skipped: tuple[tuple[str, str], ...]
+    """``(doc_path, reason)`` of the files refused by a safety rule."""
+    source: str
+    """The source the run records: the path given, or the recorded folder for a part."""
+    seen: int
+    """Files looked at."""
+    no_known_files: str | None
+    """Why a folder holds no file of a known format, ``None`` when it holds one."""
+
+
+def _gather(
+    root: Path, part: _Part | None, *, suffixes: frozenset[str], max_file_bytes: int, exclude: Sequence[str]
+) -> _Gathered:
+    """The files of the folder or file ``root`` (resolved); for a ``part`` of the recorded folder
+    their ``doc_path`` is relative to that folder (a sub-folder is walked with the ``.gitignore``
+    files above it)."""
+    source = str(part.folder) if part is not None else str(root)
+    if root.is_file():
+        doc_path = part.path if part is not None else root.name
+        size = root.stat().st_size
+        if size > max_file_bytes:
+            return _Gathered(part, [], ((doc_path, f"larger than {max_file_bytes} bytes"),), source, 1, None)
+        return _Gathered(part, [WalkFile(root, doc_path, size)], (), source, 1, None)
+    if part is not None:
+        walked = walk(
+            part.folder, suffixes=suffixes, max_file_bytes=max_file_bytes, exclude=exclude, under=part.path
+        )
+    else:
+        walked = walk(root, suffixes=suffixes, max_file_bytes=max_file_bytes, exclude=exclude)
+    none = _no_known_files(root, walked, suffixes) if walked.candidates == 0 else None
+    return _Gathered(part, list(walked.files), walked.skipped, source, walked.seen, none)
 
 
 def _recorded_source(store: Store, name: str) -> str | None:

@@ -95,8 +95,9 @@ class IndexReport:
     :class:`~docmunch.errors.NothingToIndex` instead."""
     source_changed: dict[str, str] | None = None
     """``{"previous", "source", "message"}`` when this run changed the repo's recorded source
-    (what ``refresh`` re-reads): a folder repo given one of its files, or another file or folder
-    (docs/decisions.md: the last source indexed is the one recorded); ``message`` says what
+    (what ``refresh`` re-reads): a file repo given another file or its folder, or another source
+    with ``replace`` (docs/decisions.md: the last source indexed is the one recorded — except a
+    file or folder inside the recorded folder, which changes no source); ``message`` says what
     ``refresh`` re-reads now and how to go back. ``None`` normally."""
 
     def to_json(self) -> dict[str, Any]:

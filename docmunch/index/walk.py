@@ -267,6 +267,7 @@ def walk(
     suffixes: Iterable[str],
     max_file_bytes: int,
     exclude: Iterable[str] = (),
+    under: str = "",
 ) -> WalkResult:
     """Walk ``root`` (a folder) and decide for every file (see the module docstring).
 
@@ -274,7 +275,13 @@ def walk(
         root: folder to walk.
         suffixes: lower-case suffixes with a dot that can be indexed.
         max_file_bytes: files larger than this many bytes are skipped.
-        exclude: extra patterns in ``.gitignore`` syntax, relative to the root.
+        exclude: extra patterns in ``.gitignore`` syntax, relative to the root (to ``under``
+            when given).
+        under: only the files of this folder (POSIX, relative to ``root``, no ``/`` at either
+            end), with their ``doc_path`` still relative to ``root``: the folders on the way
+            are entered whatever their name or the rules say (the caller named the folder),
+            only to read their ``.gitignore`` files, so the files get the rules a walk of
+            ``root`` gives them.
 
     Returns:
         The files to index, the skipped ones, and how many files were looked at (all, of a
@@ -282,7 +289,7 @@ def walk(
     """
     root_real = root.resolve()
     allowed = {s.lower() for s in suffixes}
-    rules: dict[str, list[IgnoreRule]] = {"": parse_lines(exclude, "") + _read_gitignore(root, "")}
+    rules: dict[str, list[IgnoreRule]] = {"": parse_lines(exclude, under) + _read_gitignore(root, "")}
     files: list[WalkFile] = []
     skipped: list[tuple[str, str]] = []
     seen = candidates = 0
@@ -299,6 +306,13 @@ def walk(
         rel_dir = here.relative_to(root).as_posix()
         rel_dir = "" if rel_dir == "." else rel_dir
         active = rules[rel_dir]
+        if under and not (rel_dir == under or rel_dir.startswith(under + "/")):  # on the way to it
+            step = under[len(rel_dir) + 1 :] if rel_dir else under
+            name = step.split("/", 1)[0]
+            rel = f"{rel_dir}/{name}" if rel_dir else name
+            dirnames[:] = [name] if name in dirnames and not (here / name).is_symlink() else []
+            rules[rel] = active + _read_gitignore(here / name, rel)
+            continue
 
         keep: list[str] = []
         for name in sorted(dirnames):

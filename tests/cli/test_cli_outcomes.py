@@ -238,29 +238,47 @@ def test_a_home_that_is_a_file_is_one_line_saying_so(
     assert err == f"docmunch: {where}\n"
 
 
-def test_indexing_one_file_of_a_folder_repo_says_refresh_now_reads_only_it(
+def test_a_run_that_changes_the_recorded_source_says_what_refresh_reads_now(
     docmunch_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     folder = tmp_path / "A"
     folder.mkdir()
     (folder / "a1.md").write_text("# One\n\nFirst.\n")
     (folder / "a2.md").write_text("# Two\n\nSecond.\n")
-    code, _, err = _run(capsys, "index", str(folder), "--repo", "same")
+    code, _, err = _run(capsys, "index", str(folder / "a2.md"), "--repo", "same")
     assert code == 0 and "note" not in err
-    code, out, err = _run(capsys, "index", str(folder / "a2.md"), "--repo", "same", "--json")
+    code, out, err = _run(capsys, "index", str(folder / "a1.md"), "--repo", "same", "--json")
     assert code == 0
     changed = json.loads(out)["source_changed"]
-    assert changed["previous"] == str(folder) and changed["source"] == str(folder / "a2.md")
+    assert changed["previous"] == str(folder / "a2.md") and changed["source"] == str(folder / "a1.md")
     assert changed["message"] == (
-        f"repo 'same' now records the file {folder / 'a2.md'} as its source instead of the folder {folder}, "
-        f"so `docmunch refresh same` re-reads only that file; to refresh {folder} again, "
-        "index it with --repo same"
+        f"repo 'same' now records the file {folder / 'a1.md'} as its source instead of the file "
+        f"{folder / 'a2.md'}, so `docmunch refresh same` re-reads only that file"
     )
-    (folder / "a2.md").write_text("# Two\n\nSecond, changed.\n")
-    code, _, err = _run(capsys, "index", str(folder / "a2.md"), "--repo", "same")  # the same file: no note
+    (folder / "a1.md").write_text("# One\n\nFirst, changed.\n")
+    code, _, err = _run(capsys, "index", str(folder / "a1.md"), "--repo", "same")  # the same file: no note
     assert code == 0 and "note" not in err
-    code, _, err = _run(capsys, "index", str(folder), "--repo", "same")  # back to the folder, said too
+    code, _, err = _run(capsys, "index", str(folder), "--repo", "same")  # a folder after a file
     assert code == 0 and err == (
         f"docmunch: note: repo 'same' now records the folder {folder} as its source instead of the file "
-        f"{folder / 'a2.md'}, so `docmunch refresh same` re-reads that folder\n"
+        f"{folder / 'a1.md'}, so `docmunch refresh same` re-reads that folder\n"
     )
+
+
+def test_one_nested_file_of_a_folder_repo_is_its_document_and_keeps_the_folder(
+    docmunch_home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fold = tmp_path / "fold"
+    (fold / "sub").mkdir(parents=True)
+    (fold / "a.md").write_text("# A\n")
+    (fold / "sub" / "b.md").write_text("# B\n\nbeta\n")
+    assert _run(capsys, "index", str(fold), "--repo", "fold")[0] == 0
+    code, out, err = _run(capsys, "index", str(fold / "sub" / "b.md"), "--repo", "fold", "--json")
+    assert code == 0 and "note" not in err and "source_changed" not in json.loads(out)
+    code, out, _ = _run(capsys, "toc", "fold")
+    assert code == 0 and re.findall(r"^\S+$", out, re.M) == ["a.md", "sub/b.md"]
+    (fold / "sub" / "b.md").write_text("# B\n\nbeta, edited\n")
+    code, out, _ = _run(capsys, "refresh", "fold")
+    assert code == 0 and "1 changed, 1 unchanged" in out
+    code, out, _ = _run(capsys, "verify", "fold")
+    assert code == 0 and "MISMATCH" not in out
