@@ -26,7 +26,7 @@ from docmunch.index.rebuild import rebuild_term_index
 from docmunch.index.schema import connect, ensure_schema
 from docmunch.index.termstats import TermStats
 
-__all__ = ["DB_NAME", "Connections", "default_home"]
+__all__ = ["DB_NAME", "Connections", "check_home", "default_home"]
 
 DB_NAME = "index.sqlite3"
 
@@ -49,6 +49,18 @@ def _not_a_folder(home: Path, exc: OSError) -> IndexStoreError:
     else:
         message = f"cannot create docmunch home {home}: {exc.strerror}"
     return IndexStoreError(message, path=str(home))
+
+
+def check_home(home: Path) -> None:
+    """Raise the error :class:`Connections` would raise for ``home`` when it, or a folder above
+    it, is a file; nothing is created. For a long-running front (``docmunch serve``) that opens
+    the index only on first use, so that it can refuse to start instead of failing every call.
+
+    Raises:
+        IndexStoreError: ``home`` or one of its parents exists and is not a folder.
+    """
+    if any(p.exists() and not p.is_dir() for p in (home, *home.parents)):
+        raise _not_a_folder(home, NotADirectoryError(20, "Not a directory"))
 
 
 class Connections:

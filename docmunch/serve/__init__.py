@@ -53,6 +53,32 @@ def _configure_logging() -> None:
         logger.warning("DOCMUNCH_LOG=%r is not one of %s; using info", level_name, ", ".join(_LEVELS))
 
 
+def _check_settings(http: str | None) -> None:
+    """What can be known wrong before the first call, said at startup rather than on every call:
+    a ``DOCMUNCH_HOME`` that is a file (an error: no call could succeed), an unreadable
+    ``DOCMUNCH_MAX_RESPONSE_BYTES`` (a warning: the default is used), and over HTTP a ceiling above
+    1 MiB (a warning: the MCP SDK's HTTP client refuses a server-sent event over 1 MiB, so larger
+    results fail on that client).
+
+    Raises:
+        IndexStoreError: the home, or a folder above it, is a file.
+    """
+    from docmunch.index.connections import check_home, default_home
+    from docmunch.serve._server import DEFAULT_MAX_RESPONSE_BYTES, max_response_bytes
+
+    check_home(default_home())
+    ceiling = max_response_bytes()  # logs its own warning when the value is not an integer
+    raw = os.environ.get("DOCMUNCH_MAX_RESPONSE_BYTES", "").strip()
+    if raw.lstrip("-").isdigit() and int(raw) < ceiling:
+        logger.warning("DOCMUNCH_MAX_RESPONSE_BYTES=%s is below the least ceiling; using %d", raw, ceiling)
+    if http is not None and ceiling > DEFAULT_MAX_RESPONSE_BYTES:
+        logger.warning(
+            "DOCMUNCH_MAX_RESPONSE_BYTES=%d is above 1 MiB: the MCP SDK's HTTP client refuses a "
+            "server-sent event over 1 MiB, so results above that fail on it",
+            ceiling,
+        )
+
+
 def run(*, http: str | None = None, allow_remote: bool = False, allow_private: bool = False) -> int:
     """Serve MCP until the client disconnects (stdio) or the process is signalled (HTTP).
 
@@ -87,6 +113,13 @@ def run(*, http: str | None = None, allow_remote: bool = False, allow_private: b
     from docmunch.serve._order import CallOrder
     from docmunch.serve._server import build_server
 
+    try:
+        _check_settings(http)
+    except DocmunchError as err:
+        print(f"docmunch serve: error: {err}", file=sys.stderr)
+        if claim is not None:
+            claim.release()
+        return 1
     tool_ctx = ToolContext(allow_private=allow_private)
     order = CallOrder()
     server = build_server(tool_ctx, order)
