@@ -201,8 +201,9 @@ def index_github(
     if sub and any(part in ("..", "") for part in sub.split("/")):
         raise SourceError(f"invalid --path {path!r}: use a folder path inside the repository", path=path)
     name = _repo_name(index, spec, repo, version)
-    with index.exclusive(name):  # one writer per repo (docmunch.index.runlock)
-        return _index_github(index, spec, name, sub, progress, allow_private, fetcher, started)
+    with index.exclusive(name) as run:  # one writer per repo (docmunch.index.runlock)
+        report = _index_github(index, spec, name, sub, progress, allow_private, fetcher, started)
+    return dataclasses.replace(report, interrupted_run=run.interrupted)  # this run completed it
 
 
 def _index_github(

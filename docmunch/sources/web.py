@@ -12,6 +12,7 @@ crawl honours it for every request.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from pathlib import Path
 from typing import Any
@@ -79,8 +80,9 @@ def index_url(
     if start is None:
         raise SourceError(f"not an http(s) URL: {url!r}", path=url)
     name = repo or default_repo_name(start)
-    with index.exclusive(name):  # one writer per repo (docmunch.index.runlock)
-        return _index_url(index, start, name, allow_private, crawl, max_pages, scope, concurrency, progress)
+    with index.exclusive(name) as run:  # one writer per repo (docmunch.index.runlock)
+        report = _index_url(index, start, name, allow_private, crawl, max_pages, scope, concurrency, progress)
+    return dataclasses.replace(report, interrupted_run=run.interrupted)  # this run completed it
 
 
 def _index_url(

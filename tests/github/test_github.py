@@ -176,3 +176,25 @@ def test_refresh_of_a_github_repo_keeps_ref_and_path_and_checks_the_sha_only(git
     assert again.docs_unchanged == 1 and again.docs_indexed == 0
     assert docs == {"docs/a.md"}
     assert github.count("/repos/o/n/commits/main") == 2 and github.count("/codeload/") == 1
+
+
+def test_a_run_after_a_cancelled_one_reports_it_and_completes_the_repo(github, tmp_path, docmunch_home):
+    from docmunch.errors import RunCancelled
+    from docmunch.index.runlock import run_state
+
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for name in ("a", "b", "c"):
+        (tree / f"{name}.md").write_text(f"# {name.upper()}\n\nText.\n")
+    github.publish("o", "n", github.tarball_of(tree, "o-n-1"))
+
+    def stop(done: int, total: int, _path: str) -> None:
+        raise RunCancelled("cancelled", done=done, total=total)
+
+    with Index.open() as index:
+        with pytest.raises(RunCancelled):
+            index_github(index, "github:o/n", allow_private=True, progress=stop)
+        assert run_state(docmunch_home, "n") == "interrupted"
+        report = index_github(index, "github:o/n", allow_private=True)
+        assert report.interrupted_run is not None and report.interrupted_run["repo"] == "n"
+        assert run_state(docmunch_home, "n") is None and len(index.list_docs("n")) == 3
