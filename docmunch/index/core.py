@@ -94,14 +94,19 @@ class Index:
 
     # --- writing -------------------------------------------------------------------------
     @contextlib.contextmanager
-    def exclusive(self, repo: str) -> Iterator[RepoRun]:
+    def exclusive(self, repo: str, *, completes: bool = True) -> Iterator[RepoRun]:
         """Be the only writer of ``repo`` for the ``with`` block (web, crawl, GitHub runs;
         :meth:`index_path` takes it itself). A crashed run's leftovers are swept on entry.
+
+        The run's :attr:`~RepoRun.interrupted` belongs in the report of a run that completes the
+        repo (:attr:`IndexReport.interrupted_run`, as :meth:`index_path` gives it). ``completes=False``: the
+        block re-checks stored documents only (``refresh`` of a URL repo), so an interrupted
+        run's mark stays for the next index run to complete (:class:`RepoRun`).
 
         Raises:
             LimitExceeded: another run held the repo longer than ``REPO_LOCK_WAIT_SECONDS``.
         """
-        with RepoRun(self._store.home, repo, on_wait=self.on_wait) as run:
+        with RepoRun(self._store.home, repo, on_wait=self.on_wait, completes=completes) as run:
             if run.swept:
                 self._store.sweep_orphans()
             yield run

@@ -18,7 +18,10 @@ it. A run that takes the lock and finds ``"running"`` (or ``"interrupted"``) the
 previous run of that repo was killed: its batches committed so far are visible, the rest
 was not (each document is still old-or-new, never mixed). That is reported
 (:attr:`RepoRun.interrupted`; the CLI prints a note, ``--json`` an ``interrupted_run`` key)
-and the new run, which re-checks every file by hash, completes the repo.
+and the new run, which re-checks every file by hash, completes the repo. A run that re-checks
+only what is stored (``refresh`` of a URL or crawled repo: ``completes=False``) completes
+nothing: on its end the mark of an interrupted run is written back, so the next index run still
+finds it and completes the repo.
 
 **Clean-up.** A killed run can leave raw-cache files no document refers to (its last,
 uncommitted batch) and, when it was creating the repo, an empty repo. When a run starts and
@@ -145,6 +148,9 @@ class RepoRun:
     leftovers to clean (the caller then sweeps the raw cache).
 
     ``on_wait`` hears when the run has to wait for another one (:data:`WaitNotice`).
+    ``completes=False`` says the run does not complete the repo (it re-checks stored documents
+    only): it still reports :attr:`interrupted`, but its normal end keeps that mark
+    (``"interrupted"``) instead of clearing it.
 
     Raises (on enter):
         LimitExceeded: another run of the repo held it for longer than
@@ -152,11 +158,14 @@ class RepoRun:
         IndexStoreError: the lock file cannot be created.
     """
 
-    def __init__(self, home: Path, repo: str, *, on_wait: WaitNotice | None = None) -> None:
+    def __init__(
+        self, home: Path, repo: str, *, on_wait: WaitNotice | None = None, completes: bool = True
+    ) -> None:
         self.path = _lock_path(home, repo)
         self.home = home
         self.repo = repo
         self.on_wait = on_wait
+        self.completes = completes
         self.waited_s = 0.0
         """Seconds this run waited for another run of its repo (0 when it was free)."""
         self.interrupted: dict[str, Any] | None = None
@@ -225,9 +234,13 @@ class RepoRun:
         try:
             # Ended (an error is reported by the caller). After Ctrl-C or a cancelled call the
             # journal stays "running": the run stopped mid-way like a killed one, and is treated so.
+            # A run that does not complete the repo leaves an interrupted run's mark as it was.
             if exc_type is None or not issubclass(exc_type, (KeyboardInterrupt, RunCancelled)):
+                kept = None
+                if not self.completes and self.interrupted is not None:
+                    kept = {**self.interrupted, "state": "interrupted"}
                 with contextlib.suppress(OSError):
-                    _write_journal(self._fd, None)
+                    _write_journal(self._fd, kept)
         finally:
             os.close(self._fd)
             self._fd = -1

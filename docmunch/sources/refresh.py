@@ -2,7 +2,10 @@
 
 URL and crawled repos: each page is re-fetched with a conditional request (its stored ETag /
 Last-Modified), ``concurrency`` at a time; a 304 (or an identical body) costs no extraction,
-a 404/410 removes the page, other failures are reported and keep the stored copy. A repo
+a 404/410 removes the page, other failures are reported and keep the stored copy. Only stored
+pages are re-checked, so such a refresh completes no interrupted crawl: the repo keeps its
+"interrupted" mark (:mod:`docmunch.index.runlock`, ``completes=False``) and the report a
+warning saying to index it again. A repo
 whose pages were fetched from private/loopback addresses with ``--allow-private`` is refreshed
 with that leave too (each such page's meta records ``allow_private``). GitHub
 repos: one request for the SHA at the stored ref, a download only when it moved. Local
@@ -12,12 +15,13 @@ folders: an incremental re-walk.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import dataclasses
 import time
 from pathlib import Path
 
 from docmunch.errors import RepoNotFound
 from docmunch.fetch import Fetcher
-from docmunch.index import Index, IndexReport
+from docmunch.index import FileError, Index, IndexReport
 from docmunch.sources.page import Progress, load_page, make_fetcher, page_error
 from docmunch.sources.tally import RunTally
 
@@ -66,8 +70,19 @@ def refresh_repo(
         )
     if not info.source.startswith(("http://", "https://")):
         return index.index_path(Path(info.source), repo=repo, progress=progress)
-    with index.exclusive(repo):  # one writer per repo (docmunch.index.runlock)
-        return _refresh_pages(index, repo, info.source, allow_private, progress, fetcher, concurrency)
+    # one writer per repo (docmunch.index.runlock); re-checking the stored pages completes no crawl
+    with index.exclusive(repo, completes=False) as run:
+        report = _refresh_pages(index, repo, info.source, allow_private, progress, fetcher, concurrency)
+    if run.interrupted is None:
+        return report
+    killed = run.interrupted
+    still = FileError(
+        info.source,
+        f"the previous run of this repo (pid {killed.get('pid')}, started {killed.get('started_at')}) was "
+        "interrupted; refresh re-checks only the stored pages, so the repo stays incomplete: index "
+        f"{info.source} again (with --crawl for a site) to complete it",
+    )
+    return dataclasses.replace(report, warnings=(*report.warnings, still))
 
 
 def _refresh_pages(

@@ -13,6 +13,7 @@ from docmunch.errors import RunCancelled
 from docmunch.index import Index, IndexReport
 from docmunch.index.runlock import run_state
 from docmunch.sources.page import Progress
+from docmunch.sources.refresh import refresh_repo
 from docmunch.sources.web import index_url
 from tests.web.siteserver import SiteServer
 
@@ -71,3 +72,19 @@ def test_one_page_after_a_cancelled_one_reports_it(docmunch_home: Path, site: Si
         report = index_url(index, site.url("/p1.html"), repo="one", allow_private=True)
         assert report.interrupted_run is not None and run_state(docmunch_home, "one") is None
 
+
+def test_refresh_after_a_cancelled_crawl_keeps_the_interrupted_mark(
+    docmunch_home: Path, site: SiteServer
+) -> None:
+    with Index.open() as index:
+        with pytest.raises(RunCancelled):
+            _crawl(index, site, _stop_after(3))
+        refreshed = refresh_repo(index, "s", allow_private=True)
+        assert refreshed.docs_unchanged == 3 and refreshed.interrupted_run is None
+        assert run_state(docmunch_home, "s") == "interrupted"  # still incomplete: list says so
+        assert [v.last_run for v in index.list_repos() if v.repo == "s"] == ["interrupted"]
+        assert any("refresh re-checks only the stored pages" in w.message for w in refreshed.warnings)
+        completed = _crawl(index, site)
+        assert completed.interrupted_run is not None and run_state(docmunch_home, "s") is None
+        assert len(index.list_docs("s")) == PAGES + 1
+        assert not refresh_repo(index, "s", allow_private=True).warnings  # nothing to say any more
