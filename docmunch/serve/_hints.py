@@ -19,6 +19,8 @@ CLI hint               over MCP
 ``--max-file-bytes``   index the folder once from a terminal (``docmunch index PATH
                        --max-file-bytes N``): ``index_local`` takes no size option, its runs
                        keep the default cap of 5 MiB per file.
+``docmunch refresh``,  in an index report's ``source_changed`` note: refresh is a terminal
+``--repo NAME``        command (named as such), and the way back is ``index_local`` with ``name``.
 =====================  ==========================================================================
 """
 
@@ -54,12 +56,18 @@ _REWRITES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\buse --allow-private\b[^;)]*"), ALLOW_PRIVATE_HINT),
     (re.compile(re.escape(PasswordRequired.HINT)), PASSWORD_HINT),  # the core's exact wording
     (re.compile(r"--max-file-bytes N raises the size limit"), MAX_FILE_BYTES_HINT),
+    # an index report's source_changed note (docmunch.index.indexer): refresh is a terminal command
+    (
+        re.compile(r"so `docmunch refresh (?P<repo>.+?)` re-reads"),
+        r"so a refresh (`docmunch refresh \g<repo>` in a terminal) re-reads",
+    ),
+    (re.compile(r"index it with --repo (?P<repo>\S+)$"), r"index it with index_local and name \g<repo>"),
 )
 
 
 def for_agent(message: str) -> str:
     """``message`` with every CLI-only hint replaced by its MCP equivalent (unchanged otherwise)."""
-    if "--" not in message:
+    if "--" not in message and "`docmunch refresh" not in message:
         return message
     for pattern, replacement in _REWRITES:
         message = pattern.sub(replacement, message)

@@ -252,12 +252,16 @@ def _validation_message(name: str, errors: list[jsonschema.ValidationError]) -> 
 
 
 def _agent_errors(payload: dict[str, Any]) -> None:
-    """Rewrite CLI hints in an index report's per-file ``errors`` (in place) for the agent."""
+    """Rewrite CLI hints in an index report's per-file ``errors`` and its ``source_changed``
+    note (in place) for the agent."""
     errors = payload.get("errors")
     if isinstance(errors, list):
         for entry in errors:
             if isinstance(entry, dict) and isinstance(entry.get("error"), str):
                 entry["error"] = for_agent(entry["error"])
+    changed = payload.get("source_changed")
+    if isinstance(changed, dict) and isinstance(changed.get("message"), str):
+        changed["message"] = for_agent(changed["message"])
 
 
 def build_server(tool_ctx: ToolContext, order: CallOrder | None = None) -> Server[Any]:

@@ -341,3 +341,16 @@ def test_cli_hints_become_server_settings_for_the_agent() -> None:
     wrong = for_agent(f"wrong password for encrypted PDF; {cli}")
     assert wrong == f"wrong password for encrypted PDF; {PASSWORD_HINT}" and "(or --password" not in wrong
     assert for_agent("unknown repo 'x'") == "unknown repo 'x'"
+
+
+def test_a_source_changed_note_names_what_an_agent_can_call() -> None:
+    """The index report's note is written for a terminal (a second trial: over MCP it told the
+    agent to run ``docmunch refresh`` and pass ``--repo``)."""
+    from docmunch.index.indexer import _source_changed
+    from docmunch.serve._hints import for_agent
+
+    note = _source_changed("fold", "/x/A", "/y/a2.md")["message"]
+    assert "`docmunch refresh fold`" in note and note.endswith("index it with --repo fold")
+    told = for_agent(note)
+    assert "--repo" not in told and told.endswith("index it with index_local and name fold")
+    assert "a refresh (`docmunch refresh fold` in a terminal) re-reads only that file" in told
