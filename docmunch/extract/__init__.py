@@ -42,8 +42,8 @@ from docmunch.extract._parse import parse_html
 from docmunch.extract._platform import platform_content
 from docmunch.extract._prep import (
     clean_classes,
+    drop_active_content,
     drop_edge_rules,
-    drop_event_handlers,
     prep_document,
     remove_permalinks,
     simplify_nested,
@@ -139,7 +139,7 @@ def _extract(html: str | bytes, *, url: str | None, platform_rules: bool) -> Art
     normalize_code(content)
     absolutize(content, base=base, url=url)
     clean_classes(content)
-    drop_event_handlers(content)
+    drop_active_content(content)
     text = dom.block_text(content)
     excerpt = meta.excerpt
     if not excerpt:

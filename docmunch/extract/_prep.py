@@ -15,11 +15,12 @@ from lxml.html import HtmlElement
 
 from docmunch.extract import _dom as dom
 from docmunch.extract._fold import FoldedPattern
+from docmunch.extract._images import script_url
 
 __all__ = [
     "clean_classes",
+    "drop_active_content",
     "drop_edge_rules",
-    "drop_event_handlers",
     "has_permalink",
     "prep_document",
     "remove_permalinks",
@@ -175,18 +176,51 @@ def clean_classes(article: HtmlElement) -> None:
             del el.attrib["class"]
 
 
-def drop_event_handlers(article: HtmlElement) -> None:
-    """Drop event handler attributes (``onclick``, ``onerror``, …: every HTML attribute whose
-    name starts with ``on`` is one) from every element of ``article``.
+_URL_ATTRIBUTES = frozenset(
+    (
+        "href", "src", "poster", "action", "formaction", "cite", "data", "background", "longdesc",
+        "ping", "manifest", "codebase", "lowsrc", "dynsrc", "xlink:href", "{http://www.w3.org/1999/xlink}href",
+    )
+)  # fmt: skip
+"""Attributes whose value a browser loads or follows as a URL (``srcset`` is read apart)."""
+_ACTIVE_ELEMENTS = ("base", "meta", "link")
+"""Elements with no text that act on the document holding them (``<base href>``, ``<meta
+http-equiv="refresh">``): dropped from the article."""
 
-    Readability.js leaves them to its caller; docmunch hands the article on as HTML
-    (``content_html``: ``extract --format html``, MCP ``extract_url``), where script in an
-    attribute has no business, as ``<script>`` elements and ``javascript:`` links have none.
+
+def _srcset_runs_script(value: str) -> bool:
+    return any(script_url(candidate.split()[0]) for candidate in value.split(",") if candidate.split())
+
+
+def drop_active_content(article: HtmlElement) -> None:
+    """Remove from ``article`` what would run script or act on a page showing it: event handler
+    attributes (``onclick``, ``onerror``, …: every HTML attribute whose name starts with ``on``),
+    ``srcdoc``, URL attributes (and ``data-*`` ones, which lazy loaders copy into ``src``) holding a
+    script URL (:func:`~docmunch.extract._images.script_url`:
+    ``javascript:``, ``vbscript:``, non-image ``data:``, however spelled; a link holding one
+    becomes a ``<span>`` with its text, any other element loses the attribute; a ``srcset`` with
+    one such candidate goes whole), and ``<base>``, ``<meta>`` and ``<link>`` elements.
+
+    Readability.js leaves these to its caller; docmunch hands the article on as HTML
+    (``content_html``: ``extract --format html``, MCP ``extract_url``). It runs last, after the
+    lazy-image rules have copied ``data-src`` into ``src``. The text is not changed.
     """
+    for el in [e for e in article.iter(*_ACTIVE_ELEMENTS) if e is not article]:
+        dom.remove(el)
     for el in article.iter():
         attrib = el.attrib
-        if attrib:
-            for name in [n for n in attrib if n[:2].lower() == "on"]:
+        if not attrib:
+            continue
+        for name in list(attrib):
+            value = attrib[name]
+            handler = name[:2].lower() == "on" or name == "srcdoc"
+            if handler or (name == "srcset" and _srcset_runs_script(value)):
+                del attrib[name]
+            elif (name in _URL_ATTRIBUTES or name.startswith("data-")) and script_url(value):
+                if el.tag == "a":
+                    el.tag = "span"
+                    attrib.clear()
+                    break
                 del attrib[name]
 
 
