@@ -63,6 +63,8 @@ __all__ = ["StdioClaim", "claim_stdio", "stdio_transport"]
 
 logger = logging.getLogger("docmunch.serve")
 
+_CANCELLED = "notifications/cancelled"
+
 EOF_GRACE_S = 120.0
 """After stdin EOF, how long (seconds) requests already read may still run and be answered."""
 
@@ -284,6 +286,7 @@ async def stdio_transport(
     answered = anyio.Event()
 
     async def reader() -> None:
+        nonlocal answered
         async with read_send:
             while True:
                 try:
@@ -316,6 +319,14 @@ async def stdio_transport(
                         pending.add(parsed.id)
                         if order is not None:
                             order.admit(parsed.id, parsed.method, parsed.params)
+                    elif isinstance(parsed, types.JSONRPCNotification) and parsed.method == _CANCELLED:
+                        # a cancelled request is never answered (the SDK drops its reply, as the
+                        # specification asks): EOF must not wait for it
+                        cancelled = (parsed.params or {}).get("requestId")
+                        if cancelled in pending:
+                            pending.discard(cancelled)
+                            answered.set()
+                            answered = anyio.Event()
                     await read_send.send(SessionMessage(parsed))
 
     writer_done = anyio.Event()

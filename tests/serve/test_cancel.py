@@ -9,6 +9,9 @@ next ``index_local`` completes the repo and says so.
 
 from __future__ import annotations
 
+import json
+import subprocess
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -20,8 +23,13 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.serve.conftest import (
+    INIT,
+    INITIALIZED,
+    REPO_ROOT,
+    SERVE_CMD,
     connect,
     free_port,
+    line,
     server_env,
     start_serve,
     stop_serve,
@@ -86,3 +94,38 @@ def test_a_cancelled_index_local_stops_and_the_next_run_completes_the_repo(
     assert stopped_at < files  # the cancelled run did not index the whole folder
     assert report.get("interrupted_run") is not None  # and the next run says it completes one
     assert docs == report["docs_indexed"] + report["docs_unchanged"] and docs >= files - 5
+
+
+def test_stdin_closed_after_a_cancel_ends_the_server_at_once(fixtures_dir: Path, tmp_path: Path) -> None:
+    """A cancelled request is never answered; the server used to wait for its answer at stdin EOF
+    (120 s of grace for requests still running) before it exited (a new user's trial)."""
+    call = {
+        "jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {
+            "name": "index_local",
+            "arguments": {"path": str(fixtures_dir / "corpora" / "k8s-en"), "name": "k8s"},
+            "_meta": {"progressToken": "p7"},
+        },
+    }  # fmt: skip
+    proc = subprocess.Popen(
+        SERVE_CMD, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        env=server_env(tmp_path / "home"), cwd=REPO_ROOT,
+    )  # fmt: skip
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        proc.stdin.write(line(INIT) + line(INITIALIZED) + line(call))
+        proc.stdin.flush()
+        while True:  # the run is under way once a progress notification comes
+            message = json.loads(proc.stdout.readline())
+            if message.get("method") == "notifications/progress":
+                break
+        cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}}
+        proc.stdin.write(line(cancel))
+        proc.stdin.close()
+        started = time.monotonic()
+        proc.wait(timeout=60)
+        assert time.monotonic() - started < 30
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0
