@@ -53,12 +53,21 @@ def _not_a_folder(home: Path, exc: OSError) -> IndexStoreError:
 
 def check_home(home: Path) -> None:
     """Raise the error :class:`Connections` would raise for ``home`` when it, or a folder above
-    it, is a file; nothing is created. For a long-running front (``docmunch serve``) that opens
-    the index only on first use, so that it can refuse to start instead of failing every call.
+    it, is a file or a symbolic link to nothing; nothing is created. For a long-running front
+    (``docmunch serve``) that opens the index only on first use, so that it can refuse to start
+    instead of failing every call.
 
     Raises:
-        IndexStoreError: ``home`` or one of its parents exists and is not a folder.
+        IndexStoreError: ``home`` or one of its parents exists and is not a folder, or is a
+            dangling (or looping) symbolic link.
     """
+    for path in (home, *home.parents):
+        if path.is_symlink() and not path.exists():  # dangling, or a loop
+            raise IndexStoreError(
+                f"docmunch home {home}: {path} is a symbolic link to nothing (a missing target, or a "
+                "loop); point DOCMUNCH_HOME at a folder",
+                path=str(home),
+            )
     if any(p.exists() and not p.is_dir() for p in (home, *home.parents)):
         raise _not_a_folder(home, NotADirectoryError(20, "Not a directory"))
 
@@ -71,6 +80,7 @@ class Connections:
         try:
             home.mkdir(parents=True, exist_ok=True)
         except (FileExistsError, NotADirectoryError) as exc:  # the home, or a folder above it, is a file
+            check_home(home)  # a link to nothing says so
             raise _not_a_folder(home, exc) from None
         except OSError as exc:
             raise IndexStoreError(

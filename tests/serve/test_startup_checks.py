@@ -57,3 +57,20 @@ def test_a_questionable_ceiling_is_named_at_startup(tmp_path: Path, value: str, 
     wait_for_port(port, proc)  # listening: the startup checks are behind it, no call was made
     _, err = stop_serve(proc)
     assert warning in err.decode()
+
+
+@pytest.mark.parametrize("kind", ["dangling", "loop"])
+def test_a_home_that_is_a_link_to_nothing_is_refused_at_startup(tmp_path: Path, kind: str) -> None:
+    home = tmp_path / "home"
+    if kind == "dangling":
+        home.symlink_to(tmp_path / "gone")
+    else:
+        other = tmp_path / "other"
+        home.symlink_to(other)
+        other.symlink_to(home)
+    done = subprocess.run(
+        [*SERVE_CMD], capture_output=True, env=server_env(home), timeout=60, cwd=REPO_ROOT,
+        stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 1 and done.stdout == b""
+    assert "is a symbolic link to nothing" in done.stderr.decode().strip().splitlines()[-1]
