@@ -45,7 +45,7 @@ from docmunch.formats import supported_suffixes
 from docmunch.index.document import PreparedDoc
 from docmunch.index.prepare import Prepared, prepare_files
 from docmunch.index.records import FileError, IndexReport
-from docmunch.index.runlock import RepoRun, WaitNotice
+from docmunch.index.runlock import RepoRun, WaitNotice, index_command, still_incomplete
 from docmunch.index.store import Store
 from docmunch.index.versions import check_new_name, with_version
 from docmunch.index.walk import WalkFile, WalkResult, display_name, looks_binary, read_regular, walk
@@ -102,16 +102,21 @@ def _area(path: Path) -> Path:
     return path.parent if is_file else path
 
 
+def _related(recorded: str, root: Path) -> bool:
+    """Whether indexing ``root`` into a repo that records ``recorded`` needs no ``--replace``:
+    both are local and one's folder holds the other's (:func:`_check_same_source`)."""
+    if "://" in recorded or recorded.startswith("github:"):
+        return False
+    old, new = _area(Path(recorded)), _area(root)
+    return new.is_relative_to(old) or old.is_relative_to(new)
+
+
 def _check_same_source(store: Store, name: str, root: Path) -> None:
     """Raise :class:`RepoExists` when ``name`` was indexed from a source unrelated to ``root``."""
     row = store.conn.execute("SELECT source FROM repos WHERE name = ?", (name,)).fetchone()
     recorded = row[0] if row else None
-    if not recorded:
+    if not recorded or _related(recorded, root):
         return
-    if "://" not in recorded and not recorded.startswith("github:"):
-        old, new = _area(Path(recorded)), _area(root)
-        if new.is_relative_to(old) or old.is_relative_to(new):
-            return
     raise RepoExists(
         f"repo {name!r} holds {display_name(recorded)}, not {display_name(str(root))}: indexing it "
         f"would replace its documents (pass --replace to do that, or choose another name with --repo)",
@@ -216,6 +221,8 @@ def index_path(
             gathered = gather(part)
         files, skipped, source = gathered.files, list(gathered.skipped), gathered.source
         files_seen, no_known_files = gathered.seen, gathered.no_known_files
+        if part is not None:  # reads a part of the recorded folder: completes no interrupted run
+            run.completes = False
         existed = recorded is not None
         if not existed:  # the repo row is created by the first commit, not before
             try:
@@ -319,6 +326,13 @@ def index_path(
         changed = None
         if recorded and now is not None and now != recorded:  # refresh now re-reads another source
             changed = _source_changed(name, recorded, now)
+        completed = run.interrupted
+        warnings: tuple[FileError, ...] = ()
+        if part is not None and run.interrupted is not None:  # the mark stays (run.completes)
+            completed = None
+            why = f"this run read only {display_name(part.path)} of {display_name(str(part.folder))}"
+            command = index_command(display_name(str(part.folder)), name)
+            warnings = (FileError(str(part.folder), still_incomplete(run.interrupted, why, command)),)
         return IndexReport(
             repo=name,
             docs_indexed=indexed,
@@ -330,7 +344,8 @@ def index_path(
             elapsed_ms=round((time.perf_counter() - started) * 1000),
             skipped_paths=tuple(p for p, _ in skipped),
             skipped_reasons=tuple(reason for _, reason in skipped),
-            interrupted_run=run.interrupted,
+            warnings=warnings,
+            interrupted_run=completed,
             nothing_to_index=no_known_files,
             source_changed=changed,
         )
@@ -405,7 +420,11 @@ def _recorded_source(store: Store, name: str) -> str | None:
 
 
 def _source_changed(name: str, previous: str, source: str) -> dict[str, str]:
-    """:attr:`IndexReport.source_changed` for a run that recorded ``source`` in place of ``previous``."""
+    """:attr:`IndexReport.source_changed` for a run that recorded ``source`` in place of ``previous``.
+
+    The way back is a whole command that works: with ``--replace`` when going back needs it
+    (:func:`_related`), and none at all when the folder ``source`` holds ``previous`` (a part of
+    the recorded folder is never its source again: docs/decisions.md, "A single file")."""
 
     def kind(path: str) -> str:
         if "://" in path or path.startswith("github:"):
@@ -418,8 +437,11 @@ def _source_changed(name: str, previous: str, source: str) -> dict[str, str]:
         f"repo {name!r} now records {now}{display_name(source)} as its source instead of {before}"
         f"{display_name(previous)}, so `docmunch refresh {name}` re-reads {reads}"
     )
-    if before != "the file ":  # how to go back to the wider source
-        message += f"; to refresh {display_name(previous)} again, index it with --repo {name}"
+    inside = bool(before) and now == "the folder " and Path(previous).is_relative_to(source)
+    if before != "the file " and not inside:  # how to go back to the wider source
+        replace = [] if before and _related(source, Path(previous)) else ["--replace"]
+        again = index_command(display_name(previous), name, *replace)
+        message += f"; to refresh {display_name(previous)} again, run `{again}`"
     return {"previous": previous, "source": source, "message": message}
 
 

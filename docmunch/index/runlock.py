@@ -21,7 +21,15 @@ was not (each document is still old-or-new, never mixed). That is reported
 and the new run, which re-checks every file by hash, completes the repo. A run that re-checks
 only what is stored (``refresh`` of a URL or crawled repo: ``completes=False``) completes
 nothing: on its end the mark of an interrupted run is written back, so the next index run still
-finds it and completes the repo.
+finds it and completes the repo. So does a run that reads only a part of the repo's recorded
+source (a file or sub-folder of its folder, one page into a repo holding other pages): its
+report carries no ``interrupted_run`` but a warning (:func:`still_incomplete`) naming the
+command that completes the repo.
+
+**Other writers.** ``delete`` and ``rename`` take the same lock (``Index.delete_repo``,
+``Index.rename_repo``), so they wait for a running index run instead of racing it. A delete
+clears the journal (a new repo of that name starts clean); a rename moves an interrupted run's
+mark to the new name, whose documents are the incomplete ones (:meth:`RepoRun.carry`).
 
 **Clean-up.** A killed run can leave raw-cache files no document refers to (its last,
 uncommitted batch) and, when it was creating the repo, an empty repo. When a run starts and
@@ -37,6 +45,7 @@ import fcntl
 import hashlib
 import json
 import os
+import shlex
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -46,7 +55,16 @@ from typing import Any
 from docmunch.errors import IndexStoreError, RunCancelled
 from docmunch.limits import Limit
 
-__all__ = ["LOCK_DIR", "REPO_LOCK_WAIT_SECONDS", "RepoRun", "WaitNotice", "run_state", "stale_runs"]
+__all__ = [
+    "LOCK_DIR",
+    "REPO_LOCK_WAIT_SECONDS",
+    "RepoRun",
+    "WaitNotice",
+    "index_command",
+    "run_state",
+    "stale_runs",
+    "still_incomplete",
+]
 
 LOCK_DIR = "locks"
 """Folder under the docmunch home that holds one lock file per repo ever written."""
@@ -136,6 +154,21 @@ def stale_runs(home: Path) -> list[dict[str, Any]]:
     return found
 
 
+def index_command(source: str, repo: str, *options: str) -> str:
+    """The ``docmunch index`` command line that indexes ``source`` into ``repo`` (quoted for a
+    POSIX shell), e.g. ``docmunch index http://127.0.0.1:8731/ --repo s --crawl --allow-private``."""
+    return " ".join(shlex.quote(word) for word in ("docmunch", "index", source, "--repo", repo, *options))
+
+
+def still_incomplete(journal: dict[str, Any], why: str, command: str) -> str:
+    """The warning of a run that found ``journal`` (an interrupted run's) and did not complete
+    the repo: ``why`` says what the run read, ``command`` (:func:`index_command`) what completes it."""
+    return (
+        f"the previous run of this repo (pid {journal.get('pid')}, started {journal.get('started_at')}) "
+        f"was interrupted; {why}, so the repo stays incomplete: to complete it, run `{command}`"
+    )
+
+
 def _who(holder: dict[str, Any]) -> str:
     """``another docmunch run (pid N, started T)`` from a holder's journal (``?`` when unknown)."""
     return f"another docmunch run (pid {holder.get('pid', '?')}, started {holder.get('started_at', '?')})"
@@ -170,6 +203,7 @@ class RepoRun:
         """Seconds this run waited for another run of its repo (0 when it was free)."""
         self.interrupted: dict[str, Any] | None = None
         self.swept = False
+        self._carried: dict[str, Any] | None = None
         self._fd = -1
 
     def __enter__(self) -> RepoRun:
@@ -226,6 +260,11 @@ class RepoRun:
         if told and self.on_wait is not None:
             self.on_wait(None)
 
+    def carry(self, journal: dict[str, Any] | None) -> None:
+        """Leave ``journal`` (another repo's interrupted run, e.g. the old name of a renamed repo)
+        as this repo's mark at the normal end of the run, in place of clearing it."""
+        self._carried = None if journal is None else {**journal, "repo": self.repo, "state": "interrupted"}
+
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
@@ -236,7 +275,7 @@ class RepoRun:
             # journal stays "running": the run stopped mid-way like a killed one, and is treated so.
             # A run that does not complete the repo leaves an interrupted run's mark as it was.
             if exc_type is None or not issubclass(exc_type, (KeyboardInterrupt, RunCancelled)):
-                kept = None
+                kept = self._carried
                 if not self.completes and self.interrupted is not None:
                     kept = {**self.interrupted, "state": "interrupted"}
                 with contextlib.suppress(OSError):

@@ -22,6 +22,7 @@ from pathlib import Path
 from docmunch.errors import RepoNotFound
 from docmunch.fetch import Fetcher
 from docmunch.index import FileError, Index, IndexReport
+from docmunch.index.runlock import index_command, still_incomplete
 from docmunch.sources.page import Progress, load_page, make_fetcher, page_error
 from docmunch.sources.tally import RunTally
 
@@ -75,13 +76,16 @@ def refresh_repo(
         report = _refresh_pages(index, repo, info.source, allow_private, progress, fetcher, concurrency)
     if run.interrupted is None:
         return report
-    killed = run.interrupted
-    still = FileError(
-        info.source,
-        f"the previous run of this repo (pid {killed.get('pid')}, started {killed.get('started_at')}) was "
-        "interrupted; refresh re-checks only the stored pages, so the repo stays incomplete: index "
-        f"{info.source} again (with --crawl for a site) to complete it",
+    # the whole command that completes this repo: its name, a crawl of a site, the private leave
+    docs = index.list_docs(repo)
+    crawl = ["--crawl"] if len(docs) > 1 else []
+    private = allow_private or any(
+        (state := index.document_state(repo, doc.doc_path)) is not None and state.meta.get("allow_private")
+        for doc in docs
     )
+    command = index_command(info.source, repo, *crawl, *(["--allow-private"] if private else []))
+    why = "refresh re-checks only the stored pages"
+    still = FileError(info.source, still_incomplete(run.interrupted, why, command))
     return dataclasses.replace(report, warnings=(*report.warnings, still))
 
 

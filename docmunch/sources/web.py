@@ -26,7 +26,8 @@ from docmunch.extract import extract
 from docmunch.fetch import DEFAULT_MAX_BODY_BYTES, decode_html
 from docmunch.formats import renderer_bytes
 from docmunch.formats.html import article_meta
-from docmunch.index import DEFAULT_MAX_FILE_BYTES, Index, IndexReport
+from docmunch.index import DEFAULT_MAX_FILE_BYTES, FileError, Index, IndexReport
+from docmunch.index.runlock import index_command, still_incomplete
 from docmunch.index.walk import read_regular
 from docmunch.sources.crawl import crawl_site
 from docmunch.sources.page import Progress, doc_path_for, load_page, make_fetcher
@@ -81,8 +82,17 @@ def index_url(
         raise SourceError(f"not an http(s) URL: {url!r}", path=url)
     name = repo or default_repo_name(start)
     with index.exclusive(name) as run:  # one writer per repo (docmunch.index.runlock)
+        held = None if crawl else next((r for r in index.list_repos() if r.repo == name), None)
+        # one page into a repo that holds other pages reads a part of it: an interrupted run stays so
+        if held is not None and held.docs > (index.document_state(name, doc_path_for(start)) is not None):
+            run.completes = False
         report = _index_url(index, start, name, allow_private, crawl, max_pages, scope, concurrency, progress)
-    return dataclasses.replace(report, interrupted_run=run.interrupted)  # this run completed it
+    if run.interrupted is None or held is None or run.completes:
+        return dataclasses.replace(report, interrupted_run=run.interrupted)  # this run completed it
+    command = index_command(held.source, name, "--crawl", *(["--allow-private"] if allow_private else []))
+    why = f"this run read only {start}"
+    still = FileError(held.source, still_incomplete(run.interrupted, why, command))
+    return dataclasses.replace(report, warnings=(*report.warnings, still))
 
 
 def _index_url(

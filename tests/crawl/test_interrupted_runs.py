@@ -88,3 +88,36 @@ def test_refresh_after_a_cancelled_crawl_keeps_the_interrupted_mark(
         assert completed.interrupted_run is not None and run_state(docmunch_home, "s") is None
         assert len(index.list_docs("s")) == PAGES + 1
         assert not refresh_repo(index, "s", allow_private=True).warnings  # nothing to say any more
+
+
+def test_one_page_into_an_interrupted_crawl_keeps_the_mark(docmunch_home: Path, site: SiteServer) -> None:
+    """One page of a repo that holds other pages completes no interrupted crawl: no
+    interrupted_run, the mark stays, and a warning gives the whole command that completes it."""
+    with Index.open() as index:
+        with pytest.raises(RunCancelled):
+            _crawl(index, site, _stop_after(3))
+        report = index_url(index, site.url("/p5.html"), repo="s", allow_private=True)
+        assert report.interrupted_run is None and "interrupted_run" not in report.to_json()
+        assert run_state(docmunch_home, "s") == "interrupted"
+        (warning,) = report.warnings
+        command = f"docmunch index {site.url('/')} --repo s --crawl --allow-private"
+        assert warning.message.endswith(f"so the repo stays incomplete: to complete it, run `{command}`")
+        completed = _crawl(index, site)
+        assert completed.interrupted_run is not None and run_state(docmunch_home, "s") is None
+
+
+def test_refresh_of_an_interrupted_crawl_names_the_command_that_completes_it(
+    docmunch_home: Path, site: SiteServer
+) -> None:
+    """The warning's command names the repo (without --repo it would make a new repo named
+    after the host) and the private leave the pages were fetched with."""
+    with Index.open() as index:
+        with pytest.raises(RunCancelled):
+            _crawl(index, site, _stop_after(3))
+        refreshed = refresh_repo(index, "s")  # the leave comes from the stored pages
+        (warning,) = refreshed.warnings
+        command = f"docmunch index {site.url('/')} --repo s --crawl --allow-private"
+        assert warning.message.endswith(
+            "refresh re-checks only the stored pages, so the repo stays incomplete: "
+            f"to complete it, run `{command}`"
+        )

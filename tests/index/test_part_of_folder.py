@@ -4,11 +4,14 @@ sub-folder removes only its own vanished documents."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from docmunch.errors import RepoExists, RunCancelled
 from docmunch.index import Index
+from docmunch.index.runlock import run_state
 
 from .conftest import write
 
@@ -78,3 +81,66 @@ def test_a_file_beside_a_recorded_file_still_becomes_the_source(tmp_path: Path, 
         assert beside.source_changed is not None
         assert beside.source_changed["source"] == str(fold / "sub" / "e.md")
         assert _docs(index) == ["b.md", "e.md"]
+
+
+def _cancel_after(files: int) -> Callable[[int, int, str], None]:
+    def progress(done: int, total: int, _doc_path: str) -> None:
+        if done >= files:
+            raise RunCancelled("cancelled", done=done, total=total)
+
+    return progress
+
+
+def test_a_part_after_an_interrupted_run_keeps_the_mark(tmp_path: Path, fold: Path) -> None:
+    """A file or sub-folder of the recorded folder completes no interrupted run of the folder:
+    no interrupted_run (the CLI would say "this run completed the repo"), the mark stays, and a
+    warning gives the command that completes the repo; a run of the whole folder completes it."""
+    home = tmp_path / "home"
+    with Index.open(home) as index:
+        index.index_path(fold, repo="fold")
+        (fold / "sub" / "b.md").write_text("# B\n\nbeta, edited\n")
+        (fold / "a.md").write_text("# A\n\nalpha, edited\n")
+        with pytest.raises(RunCancelled):
+            index.index_path(fold, repo="fold", progress=_cancel_after(1))
+        assert run_state(home, "fold") == "interrupted"
+        for part in (fold / "sub" / "b.md", fold / "sub"):
+            report = index.index_path(part, repo="fold")
+            assert report.interrupted_run is None and "interrupted_run" not in report.to_json()
+            assert run_state(home, "fold") == "interrupted"  # list still says so
+            (warning,) = report.warnings
+            assert warning.path == str(fold)
+            assert "so the repo stays incomplete" in warning.message
+            assert warning.message.endswith(f"to complete it, run `docmunch index {fold} --repo fold`")
+        whole = index.index_path(fold, repo="fold")
+        assert whole.interrupted_run is not None and not whole.warnings
+        assert run_state(home, "fold") is None
+
+
+def test_going_back_after_replace_names_replace(tmp_path: Path, fold: Path) -> None:
+    """The way back after --replace is a command that works: it needs --replace too."""
+    other = write(tmp_path / "other", {"o.md": "# O\n\nomega\n"})
+    with Index.open(tmp_path / "home") as index:
+        index.index_path(fold, repo="same")
+        report = index.index_path(other, repo="same", replace=True)
+        assert report.source_changed is not None
+        message = report.source_changed["message"]
+        back_command = f"docmunch index {fold} --repo same --replace"
+        assert message.endswith(f"; to refresh {fold} again, run `{back_command}`")
+        with pytest.raises(RepoExists):  # what the old advice said to do
+            index.index_path(fold, repo="same")
+        back = index.index_path(fold, repo="same", replace=True)  # what it says now
+        assert back.source_changed is not None and back.source_changed["source"] == str(fold)
+
+
+def test_a_folder_holding_the_old_source_offers_no_way_back(tmp_path: Path, fold: Path) -> None:
+    """``index A/sub``, then ``index A``: A/sub is now a part of A and can never be the source
+    again, so the note says what refresh re-reads and offers no way back."""
+    with Index.open(tmp_path / "home") as index:
+        index.index_path(fold / "sub", repo="p")
+        report = index.index_path(fold, repo="p")
+        assert report.source_changed is not None
+        message = report.source_changed["message"]
+        assert message == (
+            f"repo 'p' now records the folder {fold} as its source instead of the folder {fold / 'sub'}, "
+            "so `docmunch refresh p` re-reads that folder"
+        )
