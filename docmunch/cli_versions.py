@@ -48,7 +48,10 @@ def _cmd_default(args: argparse.Namespace) -> int:
 
 
 def _cmd_rename(args: argparse.Namespace) -> int:
+    from docmunch.progress import wait_notice
+
     with Index.open() as index:
+        index.on_wait = wait_notice()  # one line when an index run of either name holds it
         old = index.resolve_repo(args.repo)
         index.rename_repo(args.repo, args.new)  # as typed: `rename book book` renames nothing
     if args.json:

@@ -316,7 +316,10 @@ def _origin(info: Any) -> str:
 
 
 def _cmd_delete(args: argparse.Namespace) -> int:
+    from docmunch.progress import wait_notice
+
     with Index.open() as index:
+        index.on_wait = wait_notice()  # one line when an index run of that repo holds it
         deleted = index.delete_repo(args.repo)
     _console().print(f"deleted {', '.join(_esc(name) for name in deleted)}")
     return 0

@@ -13,7 +13,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from docmunch.errors import RepoExists
+from docmunch.errors import RepoExists, RepoNotFound
 from docmunch.formats.base import Rendition
 from docmunch.index import indexer, pack, pack_import, read, verify, versions
 from docmunch.index import search as _search
@@ -172,12 +172,24 @@ class Index:
 
     def delete_repo(self, repo: str) -> list[str]:
         """Delete a repo (``NAME`` = its default version, ``NAME@*`` = every version) and its
-        cached bytes; returns the full names deleted. Raises RepoNotFound, UnknownVersion."""
+        cached bytes; returns the full names deleted. Raises RepoNotFound, UnknownVersion,
+        LimitExceeded.
+
+        Like an index run it is the repo's one writer while it deletes (:meth:`exclusive`): it
+        waits for a running index run of the repo (telling :attr:`on_wait`), then deletes what
+        that run wrote, and clears the repo's "interrupted" mark (:mod:`.runlock`)."""
         targets = self._store.repo_scope(repo)
         names = [row.name for row in targets] if targets is not None else []
+        deleted = []
         for name in names:
-            self._store.delete_repo(name)
-        return names
+            # takes its turn with the index runs of that repo (:mod:`.runlock`); its end clears an
+            # interrupted run's mark, so a new repo of that name starts clean
+            with self.exclusive(name), contextlib.suppress(RepoNotFound):  # gone while it waited
+                self._store.delete_repo(name)
+                deleted.append(name)
+        if names and not deleted:
+            self._store.resolve_repo(repo)  # RepoNotFound with its message
+        return deleted
 
     def set_default(self, repo: str) -> str:
         """Pin ``NAME@VERSION`` as what a bare ``NAME`` means; returns its full name.
@@ -196,10 +208,21 @@ class Index:
     def rename_repo(self, repo: str, new: str) -> str:
         """Store ``repo`` (resolved as a reader would) as the full name ``new``, rewriting its ids.
         Raises RepoNotFound, RepoExists (``new`` is taken, or is ``repo`` as given: a bare name
-        that means a version is not renamed to itself without it), InvalidRepoName."""
+        that means a version is not renamed to itself without it), InvalidRepoName, LimitExceeded.
+
+        It holds both names as their one writer (:meth:`exclusive`), so it waits for a running
+        index run of either. An interrupted run's mark moves with the documents to ``new``
+        (whose next index run completes them); the old name keeps none."""
         if repo == new:
             raise RepoExists(f"repo {repo!r} already has that name; nothing to rename", repo=new)
-        self._store.rename_repo(self._store.resolve_repo(repo).name, new)
+        old = self._store.resolve_repo(repo).name
+        if old == new:  # the store says why, without taking one lock twice
+            self._store.rename_repo(old, new)
+            return new
+        with contextlib.ExitStack() as runs:  # both names, in one order: two renames never deadlock
+            held = {name: runs.enter_context(self.exclusive(name)) for name in sorted((old, new))}
+            self._store.rename_repo(old, new)
+            held[new].carry(held[old].interrupted)  # the incomplete documents now bear the new name
         return new
 
     def export_pack(self, repo: str, out: Path, *, overwrite: bool = False) -> PackReport:
