@@ -19,14 +19,17 @@ CLI hint               over MCP
 ``--max-file-bytes``   index the folder once from a terminal (``docmunch index PATH
                        --max-file-bytes N``): ``index_local`` takes no size option, its runs
                        keep the default cap of 5 MiB per file.
-``docmunch refresh``,  in an index report's ``source_changed`` note: refresh is a terminal
-``--repo NAME``        command (named as such), and the way back is ``index_local`` with ``name``.
+``docmunch refresh``,  in an index report's ``source_changed`` note: no command is named for a
+``--repo NAME``        refresh, and the way back is ``index_local`` with ``name``.
+``--replace``          in the refusal to index another source into a repo: choose another name,
+                       or ``delete_index`` first (no tool replaces a repo's source).
 =====================  ==========================================================================
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from docmunch.errors import PasswordRequired
 
@@ -52,16 +55,32 @@ MAX_FILE_BYTES_HINT = (
 )
 """What replaces ``--max-file-bytes N raises the size limit`` in messages sent to the agent."""
 
-_REWRITES: tuple[tuple[re.Pattern[str], str], ...] = (
+def _tool_call(found: re.Match[str]) -> str:
+    """The tool call that does what a ``docmunch index SOURCE --repo NAME [flags]`` command does."""
+    source, repo, flags = found["source"], found["repo"], found["flags"].split()
+    if "://" in source:
+        crawl = ", crawl true" if "--crawl" in flags else ""
+        call = f"call index_url with url {source}, name {repo}{crawl}"
+    else:
+        call = f"call index_local with path {source}, name {repo}"
+    return f"delete_index {repo}, then {call}" if "--replace" in flags else call
+
+
+_REWRITES: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = (
     (re.compile(r"\buse --allow-private\b[^;)]*"), ALLOW_PRIVATE_HINT),
     (re.compile(re.escape(PasswordRequired.HINT)), PASSWORD_HINT),  # the core's exact wording
     (re.compile(r"--max-file-bytes N raises the size limit"), MAX_FILE_BYTES_HINT),
-    # an index report's source_changed note (docmunch.index.indexer): refresh is a terminal command
+    # the index's refusal to replace another source's repo (docmunch.index.indexer.RepoExists)
     (
-        re.compile(r"so `docmunch refresh (?P<repo>.+?)` re-reads"),
-        r"so a refresh (`docmunch refresh \g<repo>` in a terminal) re-reads",
+        re.compile(r"\(pass --replace to do that, or choose another name with --repo\)"),
+        "(over MCP a repo's source is not replaced: choose another name, or delete_index it first)",
     ),
-    (re.compile(r"index it with --repo (?P<repo>\S+)$"), r"index it with index_local and name \g<repo>"),
+    # an index report's source_changed note (docmunch.index.indexer): refresh is a terminal command
+    (re.compile(r"so `docmunch refresh (?P<repo>.+?)` re-reads"), "so a refresh re-reads"),
+    (
+        re.compile(r"run `docmunch index (?P<source>.+?) --repo (?P<repo>\S+?)(?P<flags>(?: --[\w-]+)*)`"),
+        _tool_call,
+    ),
 )
 
 

@@ -350,7 +350,20 @@ def test_a_source_changed_note_names_what_an_agent_can_call() -> None:
     from docmunch.serve._hints import for_agent
 
     note = _source_changed("fold", "/x/A", "/y/a2.md")["message"]
-    assert "`docmunch refresh fold`" in note and note.endswith("index it with --repo fold")
+    assert "`docmunch refresh fold`" in note and note.endswith("`docmunch index /x/A --repo fold --replace`")
     told = for_agent(note)
-    assert "--repo" not in told and told.endswith("index it with index_local and name fold")
-    assert "a refresh (`docmunch refresh fold` in a terminal) re-reads only that file" in told
+    assert told.endswith("delete_index fold, then call index_local with path /x/A, name fold")
+    assert "so a refresh re-reads only that file" in told and "docmunch" not in told and "--" not in told
+    crawl = "to refresh it, run `docmunch index http://h/docs/ --repo s --crawl --allow-private`"
+    assert for_agent(crawl) == "to refresh it, call index_url with url http://h/docs/, name s, crawl true"
+
+
+def test_the_refusal_to_replace_a_source_names_no_cli_flag() -> None:
+    from docmunch.serve._hints import for_agent
+
+    core = (
+        "repo 'same' holds /x/A, not /x/B: indexing it would replace its documents (pass --replace "
+        "to do that, or choose another name with --repo)"
+    )
+    told = for_agent(core)
+    assert "--" not in told and told.endswith("choose another name, or delete_index it first)")
