@@ -51,7 +51,16 @@ from docmunch.extract._prep import (
 from docmunch.extract._readability import grab_article
 from docmunch.extract._tabs import unfold_tabs
 
-__all__ = ["Article", "check_budget", "extract", "join_url", "page_budget", "parse_html", "script_url"]
+__all__ = [
+    "Article",
+    "check_budget",
+    "drop_active_content",
+    "extract",
+    "join_url",
+    "page_budget",
+    "parse_html",
+    "script_url",
+]
 
 
 @dataclass(frozen=True, slots=True)

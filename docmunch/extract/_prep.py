@@ -192,7 +192,7 @@ def _srcset_runs_script(value: str) -> bool:
     return any(script_url(candidate.split()[0]) for candidate in value.split(",") if candidate.split())
 
 
-def drop_active_content(article: HtmlElement) -> None:
+def drop_active_content(article: HtmlElement) -> bool:
     """Remove from ``article`` what would run script or act on a page showing it: event handler
     attributes (``onclick``, ``onerror``, …: every HTML attribute whose name starts with ``on``),
     ``srcdoc``, URL attributes (and ``data-*`` ones, which lazy loaders copy into ``src``) holding a
@@ -204,9 +204,15 @@ def drop_active_content(article: HtmlElement) -> None:
     Readability.js leaves these to its caller; docmunch hands the article on as HTML
     (``content_html``: ``extract --format html``, MCP ``extract_url``). It runs last, after the
     lazy-image rules have copied ``data-src`` into ``src``. The text is not changed.
+    ``formats.rst`` cleans docutils' HTML with it too.
+
+    Returns:
+        ``True`` when something was removed.
     """
-    for el in [e for e in article.iter(*_ACTIVE_ELEMENTS) if e is not article]:
+    active = [e for e in article.iter(*_ACTIVE_ELEMENTS) if e is not article]
+    for el in active:
         dom.remove(el)
+    changed = bool(active)
     for el in article.iter():
         attrib = el.attrib
         if not attrib:
@@ -216,12 +222,15 @@ def drop_active_content(article: HtmlElement) -> None:
             handler = name[:2].lower() == "on" or name == "srcdoc"
             if handler or (name == "srcset" and _srcset_runs_script(value)):
                 del attrib[name]
+                changed = True
             elif (name in _URL_ATTRIBUTES or name.startswith("data-")) and script_url(value):
+                changed = True
                 if el.tag == "a":
                     el.tag = "span"
                     attrib.clear()
                     break
                 del attrib[name]
+    return changed
 
 
 def _is_ws_item(item: str | HtmlElement) -> bool:

@@ -26,7 +26,7 @@ from docutils.core import publish_doctree, publish_parts
 from docutils.utils import SystemMessage
 
 from docmunch.errors import ConvertError
-from docmunch.extract import script_url
+from docmunch.extract import drop_active_content
 from docmunch.formats.base import Rendition
 from docmunch.section.model import HeadingSpec
 
@@ -73,29 +73,15 @@ def rst_html(text: str, *, path: str | None = None) -> str:
 
 
 def _without_script_urls(body: str) -> str:
-    """``body`` with its script URLs neutralised (:func:`docmunch.extract.script_url`): a link
-    becomes its text (``<span>``), an image or other element loses the attribute. docutils writes
-    any target as given, ``javascript:`` included (`` `x <javascript:alert(1)>`_ ``, a named
+    """``body`` with what would run script removed (:func:`docmunch.extract.drop_active_content`,
+    the extractor's own last step: a ``javascript:`` link becomes its text, an image loses its
+    source). docutils writes any target as given (`` `x <javascript:alert(1)>`_ ``, a named
     target, an ``image`` directive); the Markdown renditions' HTML has markdown-it-py's
-    ``validateLink`` for that, web pages the extractor's :func:`~docmunch.extract.absolutize`."""
+    ``validateLink`` for that. An untouched body is returned as docutils wrote it."""
     holder = lxml.html.fragment_fromstring(body, create_parent="div")
-    changed = False
-    for el in holder.iter():
-        for name in ("href", "src", "action", "formaction", "poster", "data"):
-            value = el.get(name)
-            if value is None or not script_url(value):
-                continue
-            changed = True
-            if el.tag == "a":
-                el.tag = "span"
-                el.attrib.clear()
-                break
-            del el.attrib[name]
-    if not changed:
+    if not drop_active_content(holder):
         return body
-    return (holder.text or "") + "".join(
-        lxml.html.tostring(child, encoding="unicode") for child in holder
-    )
+    return (holder.text or "") + "".join(lxml.html.tostring(child, encoding="unicode") for child in holder)
 
 
 def render_rst(path: Path, data: bytes, *, password: str | None = None) -> Rendition:

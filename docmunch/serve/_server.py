@@ -62,9 +62,6 @@ and an SSE event's ``event:`` and ``data:`` lines (the id's own length is counte
 _PROGRESS_INTERVAL_S = 0.05
 """Minimum gap between two progress notifications of one call (the last one always goes out)."""
 
-_CANCEL_POLL_S = 0.05
-"""How often a cancelled call looks whether its worker thread has stopped."""
-
 _FLUSH_INTERVAL_S = 5.0
 """How often the in-memory tokens_saved count is written to the index's persisted counter."""
 
@@ -382,9 +379,8 @@ async def _in_thread(work: Callable[[], _T], cancelled: threading.Event) -> _T:
         return await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
     except anyio.get_cancelled_exc_class():
         cancelled.set()
-        with anyio.CancelScope(shield=True):
-            while not finished.is_set():
-                await anyio.sleep(_CANCEL_POLL_S)
+        with anyio.CancelScope(shield=True):  # the run stops at its next progress call
+            await anyio.to_thread.run_sync(finished.wait)
         raise
 
 
